@@ -1,0 +1,74 @@
+from django.contrib import admin
+
+from claims.models import Case, Claim, Correction, Evidence, Rating, ReviewAssignment
+
+
+@admin.register(Rating)
+class RatingAdmin(admin.ModelAdmin):
+    list_display = ["label", "order", "value", "meaning"]
+    list_editable = ["order", "value"]
+    search_fields = ["label", "meaning"]
+
+
+@admin.register(Case)
+class CaseAdmin(admin.ModelAdmin):
+    list_display = ["title", "status", "lead_editor", "created_at", "published_at"]
+    list_filter = ["status", "created_at"]
+    search_fields = ["title", "slug", "source_under_check__title"]
+    prepopulated_fields = {"slug": ["title"]}
+    raw_id_fields = ["source_under_check"]
+    list_select_related = ["lead_editor"]
+
+
+class EvidenceInline(admin.TabularInline):
+    model = Evidence
+    raw_id_fields = ["quotation"]
+    extra = 0
+
+
+class ReviewAssignmentInline(admin.TabularInline):
+    model = ReviewAssignment
+    fk_name = "claim"
+    fields = ["reviewer", "due_on", "decision", "decided_at", "comment"]
+    readonly_fields = ["decision", "decided_at", "comment"]
+    extra = 0
+
+
+@admin.register(Claim)
+class ClaimAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "case", "claimant", "status", "verdict", "author", "updated_at"]
+    list_filter = ["status", "verdict", "case"]
+    search_fields = ["statement", "claimant", "rationale", "quotation__exact"]
+    raw_id_fields = ["quotation"]
+    readonly_fields = ["status", "version", "published_at"]
+    list_select_related = ["case", "verdict", "author"]
+    inlines = [EvidenceInline, ReviewAssignmentInline]
+
+
+@admin.register(Evidence)
+class EvidenceAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "claim", "stance", "added_by", "added_at"]
+    list_filter = ["stance"]
+    search_fields = ["note", "quotation__exact", "claim__statement"]
+    raw_id_fields = ["claim", "quotation"]
+    list_select_related = ["claim", "quotation", "added_by"]
+
+
+@admin.register(ReviewAssignment)
+class ReviewAssignmentAdmin(admin.ModelAdmin):
+    list_display = ["claim", "reviewer", "decision", "due_on", "decided_at"]
+    list_filter = ["decision", "due_on"]
+    search_fields = ["claim__statement", "reviewer__username", "comment"]
+    raw_id_fields = ["claim"]
+    readonly_fields = ["decision", "decided_at", "comment", "signed_digest"]
+    list_select_related = ["claim", "reviewer"]
+
+
+@admin.register(Correction)
+class CorrectionAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "case", "kind", "status", "published_at"]
+    list_filter = ["kind", "status", "published_at"]
+    search_fields = ["what_was_wrong", "what_is_right", "reason"]
+    raw_id_fields = ["case", "claim"]
+    readonly_fields = ["status", "published_at"]
+    list_select_related = ["case", "claim"]

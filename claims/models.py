@@ -1,0 +1,341 @@
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models.functions import Length
+from django.db.models.lookups import Exact
+from django.urls import reverse
+
+from sources.models import Quotation, Source
+
+
+class Rating(models.Model):
+    """One step of the desk's rating scale, editable in the admin."""
+
+    label = models.CharField(max_length=60, unique=True)
+    order = models.PositiveSmallIntegerField(
+        unique=True, help_text="Position on the scale, from least to most accurate."
+    )
+    value = models.DecimalField(
+        max_digits=4,
+        decimal_places=1,
+        null=True,
+        blank=True,
+        help_text="Numeric value for ClaimReview markup. Leave empty for ratings "
+        "that are not on the accuracy scale (such as “Unproven”).",
+    )
+    meaning = models.TextField(help_text="What the rating means, shown to editors and readers.")
+
+    class Meta:
+        ordering = ["order"]
+
+    def __str__(self):
+        return self.label
+
+
+class CaseStatus(models.TextChoices):
+    OPEN = "open", "Open"
+    PUBLISHED = "published", "Published"
+    ARCHIVED = "archived", "Archived"
+
+
+class Case(models.Model):
+    """A fact-check of one piece (the source under check) and the claims made in it."""
+
+    Status = CaseStatus
+
+    title = models.CharField(max_length=300)
+    slug = models.SlugField(max_length=120, unique=True)
+    source_under_check = models.ForeignKey(
+        Source, on_delete=models.PROTECT, related_name="cases_under_check"
+    )
+    lead_editor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="led_cases",
+    )
+    status = models.CharField(max_length=20, choices=Status, default=Status.OPEN)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(status__in=CaseStatus.values),
+                name="case_status_valid",
+            ),
+        ]
+
+    def __str__(self):
+        return self.title
+
+    def get_absolute_url(self):
+        return reverse("claims:case_detail", args=[self.slug])
+
+
+class ClaimStatus(models.TextChoices):
+    DRAFT = "draft", "Draft"
+    IN_REVIEW = "in_review", "In review"
+    CHANGES_REQUESTED = "changes_requested", "Changes requested"
+    APPROVED = "approved", "Approved"
+    PUBLISHED = "published", "Published"
+    WITHDRAWN = "withdrawn", "Withdrawn"
+
+
+class Claim(models.Model):
+    """
+    A checkable statement made in the piece under check, anchored to its words.
+
+    ``version`` counts saved edits, for optimistic locking: an edit form carries
+    the version it was opened at, and a save against an older one is refused.
+    """
+
+    Status = ClaimStatus
+
+    case = models.ForeignKey(Case, on_delete=models.PROTECT, related_name="claims")
+    statement = models.TextField()
+    claimant = models.CharField(max_length=300, blank=True)
+    quotation = models.ForeignKey(
+        Quotation,
+        on_delete=models.PROTECT,
+        related_name="claims_made",
+        help_text="Where the piece under check makes the claim.",
+    )
+    verdict = models.ForeignKey(
+        Rating, null=True, blank=True, on_delete=models.PROTECT, related_name="claims"
+    )
+    rationale = models.TextField(blank=True, help_text="Markdown.")
+    status = models.CharField(max_length=20, choices=Status, default=Status.DRAFT)
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="authored_claims",
+    )
+    version = models.PositiveIntegerField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["case", "quotation__start", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(status__in=ClaimStatus.values),
+                name="claim_status_valid",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(version__gte=1), name="claim_version_positive"
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(status="published") | models.Q(published_at__isnull=False),
+                name="claim_published_has_date",
+            ),
+        ]
+        indexes = [models.Index(fields=["case", "status"])]
+        permissions = [
+            ("publish_claim", "Can publish an approved claim"),
+            ("assign_reviewer", "Can assign reviewers to a claim"),
+            ("sign_off_claim", "Can sign off claims as a reviewer"),
+        ]
+
+    def __str__(self):
+        text = self.statement if len(self.statement) <= 80 else self.statement[:79] + "…"
+        return text
+
+    def get_absolute_url(self):
+        return reverse("claims:case_detail", args=[self.case.slug]) + f"#claim-{self.pk}"
+
+    def clean(self):
+        super().clean()
+        if self.case_id and self.quotation_id:
+            source_id = self.quotation.version.source_id
+            if source_id != self.case.source_under_check_id:
+                raise ValidationError(
+                    {
+                        "quotation": "A claim must quote the piece under check of its "
+                        f"case (“{self.case.source_under_check}”), not another source."
+                    },
+                    code="quotation_not_from_piece_under_check",
+                )
+
+
+class Stance(models.TextChoices):
+    SUPPORTS = "supports", "Supports"
+    CONTRADICTS = "contradicts", "Contradicts"
+    CONTEXT = "context", "Context"
+
+
+class Evidence(models.Model):
+    """A quotation from a source that bears on a claim, and how."""
+
+    Stance = Stance
+
+    claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="evidence")
+    quotation = models.ForeignKey(Quotation, on_delete=models.PROTECT, related_name="evidence")
+    stance = models.CharField(max_length=20, choices=Stance)
+    note = models.TextField(blank=True)
+    added_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    added_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["claim", "added_at", "id"]
+        verbose_name_plural = "evidence"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["claim", "quotation"], name="evidence_quotation_once_per_claim"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(stance__in=Stance.values),
+                name="evidence_stance_valid",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.get_stance_display()}: {self.quotation}"
+
+
+class Decision(models.TextChoices):
+    PENDING = "pending", "Pending"
+    APPROVED = "approved", "Approved"
+    CHANGES_REQUESTED = "changes_requested", "Changes requested"
+
+
+class ReviewAssignment(models.Model):
+    """A reviewer asked to sign off a claim, and their decision."""
+
+    Decision = Decision
+
+    claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="assignments")
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="review_assignments"
+    )
+    assigned_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    assigned_at = models.DateTimeField(auto_now_add=True)
+    due_on = models.DateField("due", null=True, blank=True)
+    decision = models.CharField(max_length=20, choices=Decision, default=Decision.PENDING)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    comment = models.TextField(blank=True)
+    signed_digest = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text="SHA-256 of the claim content the reviewer approved.",
+    )
+
+    class Meta:
+        ordering = ["claim", "assigned_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["claim", "reviewer"], name="assignment_reviewer_once_per_claim"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(decision__in=Decision.values),
+                name="assignment_decision_valid",
+            ),
+            models.CheckConstraint(
+                condition=(
+                    models.Q(decision="pending", decided_at__isnull=True)
+                    | (~models.Q(decision="pending") & models.Q(decided_at__isnull=False))
+                ),
+                name="assignment_decided_has_date",
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(decision="approved")
+                | models.Q(Exact(Length("signed_digest"), 64)),
+                name="assignment_approval_has_digest",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.reviewer} on “{self.claim}”"
+
+    def clean(self):
+        super().clean()
+        if self.claim_id and self.reviewer_id and self.claim.author_id == self.reviewer_id:
+            raise ValidationError(
+                {"reviewer": "The claim's author cannot review it."},
+                code="author_cannot_review",
+            )
+
+
+class CorrectionKind(models.TextChoices):
+    CORRECTION = "correction", "Correction"
+    CLARIFICATION = "clarification", "Clarification"
+    UPDATE = "update", "Update"
+
+
+class CorrectionStatus(models.TextChoices):
+    DRAFT = "draft", "Draft"
+    PUBLISHED = "published", "Published"
+
+
+class Correction(models.Model):
+    """A public correction, clarification or update to a published case or claim."""
+
+    Kind = CorrectionKind
+
+    Status = CorrectionStatus
+
+    case = models.ForeignKey(Case, on_delete=models.PROTECT, related_name="corrections")
+    claim = models.ForeignKey(
+        Claim, null=True, blank=True, on_delete=models.PROTECT, related_name="corrections"
+    )
+    kind = models.CharField(max_length=20, choices=Kind, default=Kind.CORRECTION)
+    what_was_wrong = models.TextField()
+    what_is_right = models.TextField("what is right now")
+    reason = models.TextField("why", blank=True)
+    status = models.CharField(max_length=20, choices=Status, default=Status.DRAFT)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-published_at", "-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(kind__in=CorrectionKind.values),
+                name="correction_kind_valid",
+            ),
+            models.CheckConstraint(
+                condition=(
+                    models.Q(status="draft", published_at__isnull=True)
+                    | models.Q(status="published", published_at__isnull=False)
+                ),
+                name="correction_published_has_date",
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "-published_at"])]
+        permissions = [("publish_correction", "Can publish a correction")]
+
+    def __str__(self):
+        return f"{self.get_kind_display()} to {self.claim or self.case}"
+
+    def clean(self):
+        super().clean()
+        if self.claim_id and self.case_id and self.claim.case_id != self.case_id:
+            raise ValidationError(
+                {"claim": "The claim must belong to the corrected case."},
+                code="claim_not_in_case",
+            )

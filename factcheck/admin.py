@@ -1,0 +1,23 @@
+from django.contrib import admin
+
+from factcheck.models import AuditEvent
+
+
+@admin.register(AuditEvent)
+class AuditEventAdmin(admin.ModelAdmin):
+    """Read-only: the audit trail is append-only, written by service functions."""
+
+    list_display = ["created_at", "actor", "action", "target_type", "target_repr"]
+    list_filter = ["action", "target_type", "created_at"]
+    search_fields = ["action", "target_repr", "actor__username"]
+    date_hierarchy = "created_at"
+    list_select_related = ["actor", "target_type"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

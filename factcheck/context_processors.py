@@ -1,0 +1,19 @@
+from django.urls import reverse
+
+from factcheck.roles import role_names
+
+NAVIGATION = [
+    ("Cases", "claims:case_list"),
+    ("Sources", "sources:source_list"),
+    ("My reviews", "claims:my_reviews"),
+    ("Corrections", "claims:corrections_log"),
+]
+
+
+def navigation(request):
+    """The main navigation, with the current section marked, and the user's roles."""
+    items = []
+    for label, url_name in NAVIGATION:
+        url = reverse(url_name)
+        items.append({"label": label, "url": url, "current": request.path.startswith(url)})
+    return {"navigation": items, "user_roles": role_names(request.user)}

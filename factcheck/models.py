@@ -1,0 +1,54 @@
+from django.conf import settings
+from django.contrib.contenttypes.fields import GenericForeignKey
+from django.contrib.contenttypes.models import ContentType
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import models
+
+
+class AppendOnlyError(Exception):
+    """Raised when code tries to change or delete an append-only record."""
+
+
+class AuditEvent(models.Model):
+    """
+    One thing that happened: who did what to which object, and what changed.
+
+    Append-only. Service functions write events through ``factcheck.audit.record``;
+    nothing updates or deletes them, which the model refuses and, on both
+    supported databases, a trigger refuses too (see migration 0002).
+    """
+
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="audit_events",
+        help_text="Empty for changes made by the system (seeding, background tasks).",
+    )
+    action = models.CharField(max_length=100, db_index=True)
+    target_type = models.ForeignKey(ContentType, on_delete=models.PROTECT)
+    target_id = models.CharField(max_length=64)
+    target = GenericForeignKey("target_type", "target_id")
+    target_repr = models.CharField(
+        max_length=300, help_text="How the target read when the event happened."
+    )
+    changes = models.JSONField(default=dict, blank=True, encoder=DjangoJSONEncoder)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["target_type", "target_id", "-created_at"])]
+        verbose_name = "audit event"
+
+    def __str__(self):
+        who = self.actor or "system"
+        return f"{who} {self.action} {self.target_repr}"
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise AppendOnlyError("Audit events are append-only and cannot be changed.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise AppendOnlyError("Audit events are append-only and cannot be deleted.")

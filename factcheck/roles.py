@@ -1,0 +1,82 @@
+"""
+The desk's roles and what each may do.
+
+Roles are Django groups, created with their permissions by a data migration
+(``factcheck/migrations/0003_roles.py``) from the table below, so that the
+permissions a role grants are written down in one place and can be checked
+with ``user.has_perm``.
+"""
+
+EDITOR = "Editor"
+REVIEWER = "Reviewer"
+
+#: Extra permissions, beyond Django's add/change/delete/view, declared on models.
+PUBLISH_CLAIM = "claims.publish_claim"
+ASSIGN_REVIEWER = "claims.assign_reviewer"
+SIGN_OFF_CLAIM = "claims.sign_off_claim"
+PUBLISH_CORRECTION = "claims.publish_correction"
+
+_VIEW_ALL = [
+    "sources.view_source",
+    "sources.view_sourceversion",
+    "sources.view_quotation",
+    "claims.view_case",
+    "claims.view_claim",
+    "claims.view_evidence",
+    "claims.view_rating",
+    "claims.view_reviewassignment",
+    "claims.view_correction",
+]
+
+ROLE_PERMISSIONS = {
+    EDITOR: [
+        *_VIEW_ALL,
+        "sources.add_source",
+        "sources.change_source",
+        "sources.add_sourceversion",
+        "sources.add_quotation",
+        "claims.add_rating",
+        "claims.change_rating",
+        "claims.add_case",
+        "claims.change_case",
+        "claims.add_claim",
+        "claims.change_claim",
+        "claims.add_evidence",
+        "claims.change_evidence",
+        "claims.delete_evidence",
+        "claims.add_reviewassignment",
+        "claims.delete_reviewassignment",
+        "claims.add_correction",
+        "claims.change_correction",
+        PUBLISH_CLAIM,
+        ASSIGN_REVIEWER,
+        PUBLISH_CORRECTION,
+    ],
+    REVIEWER: [
+        *_VIEW_ALL,
+        "sources.add_quotation",
+        SIGN_OFF_CLAIM,
+    ],
+}
+
+
+def is_editor(user):
+    return user.is_authenticated and (
+        user.is_superuser or user.groups.filter(name=EDITOR).exists()
+    )
+
+
+def is_reviewer(user):
+    return user.is_authenticated and (
+        user.is_superuser or user.groups.filter(name=REVIEWER).exists()
+    )
+
+
+def role_names(user):
+    """The names of the roles ``user`` holds, for display."""
+    if not user.is_authenticated:
+        return []
+    names = list(user.groups.filter(name__in=ROLE_PERMISSIONS).values_list("name", flat=True))
+    if user.is_superuser:
+        names.insert(0, "Administrator")
+    return names

@@ -1,0 +1,81 @@
+from django.contrib import admin
+
+from sources.models import Quotation, Source, SourceVersion
+
+
+class SourceVersionInline(admin.TabularInline):
+    model = SourceVersion
+    fields = ["number", "media_type", "byte_size", "sha256", "extraction_status", "uploaded_at"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Source)
+class SourceAdmin(admin.ModelAdmin):
+    list_display = ["title", "publisher", "role", "published_on", "accessed_on"]
+    list_filter = ["role", "publisher", "published_on"]
+    search_fields = ["title", "publisher", "authors", "url", "notes"]
+    date_hierarchy = "published_on"
+    inlines = [SourceVersionInline]
+
+
+@admin.register(SourceVersion)
+class SourceVersionAdmin(admin.ModelAdmin):
+    """Versions are immutable: the admin shows them, uploads happen in the app."""
+
+    list_display = ["source", "number", "media_type", "byte_size", "extraction_status", "uploaded_at"]
+    list_filter = ["media_type", "extraction_status", "uploaded_at"]
+    search_fields = ["source__title", "sha256", "original_filename"]
+    list_select_related = ["source"]
+    readonly_fields = [
+        "source",
+        "number",
+        "file",
+        "media_type",
+        "byte_size",
+        "sha256",
+        "original_filename",
+        "page_offsets",
+        "extraction_status",
+        "extraction_error",
+        "uploaded_by",
+        "uploaded_at",
+        "extracted_text",
+    ]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Quotation)
+class QuotationAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "version", "start", "end", "page", "created_at"]
+    list_filter = ["version__source__role", "created_at"]
+    search_fields = ["exact", "version__source__title"]
+    list_select_related = ["version__source"]
+    raw_id_fields = ["version"]
+
+    def get_readonly_fields(self, request, obj=None):
+        # A saved quotation is evidence someone relied on: it is not edited.
+        if obj is not None:
+            return ["version", "start", "end", "exact", "prefix", "suffix", "page", "created_by"]
+        return ["prefix", "suffix", "page", "created_by"]
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            fresh = Quotation.for_span(obj.version, obj.start, obj.end, created_by=request.user)
+            obj.prefix, obj.suffix, obj.page, obj.created_by = (
+                fresh.prefix,
+                fresh.suffix,
+                fresh.page,
+                fresh.created_by,
+            )
+        super().save_model(request, obj, form, change)

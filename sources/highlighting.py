@@ -1,0 +1,47 @@
+"""Splitting a text into paragraphs and marked segments, for reading views."""
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Segment:
+    text: str
+    start: int
+    #: Keys of the spans that cover this segment (empty: unmarked text).
+    marks: tuple = ()
+
+
+@dataclass
+class Paragraph:
+    start: int
+    segments: list = field(default_factory=list)
+
+
+def mark_spans(text, spans):
+    """
+    Split ``text`` into paragraphs (at newlines) of segments, each segment
+    carrying the keys of the ``spans`` that cover it.
+
+    ``spans`` is an iterable of ``(start, end, key)``. Spans may overlap or
+    cross paragraph breaks; every boundary becomes a segment boundary, so a
+    reader sees each span exactly where it is and overlaps stay visible.
+    """
+    spans = [(start, end, key) for start, end, key in spans if 0 <= start < end <= len(text)]
+    boundaries = {0, len(text)}
+    for start, end, _key in spans:
+        boundaries.update((start, end))
+    position = text.find("\n")
+    while position != -1:
+        boundaries.update((position, position + 1))
+        position = text.find("\n", position + 1)
+    cuts = sorted(boundaries)
+
+    paragraphs = [Paragraph(start=0)]
+    for left, right in zip(cuts, cuts[1:], strict=False):
+        piece = text[left:right]
+        if piece == "\n":
+            paragraphs.append(Paragraph(start=right))
+            continue
+        marks = tuple(key for start, end, key in spans if start <= left and right <= end)
+        paragraphs[-1].segments.append(Segment(text=piece, start=left, marks=marks))
+    return [paragraph for paragraph in paragraphs if paragraph.segments]

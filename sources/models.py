@@ -1,0 +1,341 @@
+import bisect
+import hashlib
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models.functions import Length
+from django.db.models.lookups import Exact
+from django.urls import reverse
+
+#: How many characters of context a quotation keeps on each side. The W3C Web
+#: Annotation model calls these the prefix and suffix of a TextQuoteSelector.
+QUOTATION_CONTEXT_CHARS = 32
+
+
+class ImmutableVersionError(Exception):
+    """Raised when code tries to change what a saved source version holds."""
+
+
+class SourceRole(models.TextChoices):
+    UNDER_CHECK = "under_check", "Piece under check"
+    PRIMARY = "primary", "Primary source"
+    SECONDARY = "secondary", "Secondary source"
+
+
+class Source(models.Model):
+    """A document the desk quotes: the piece under check or a source it cites."""
+
+    Role = SourceRole
+
+    title = models.CharField(max_length=500)
+    publisher = models.CharField(max_length=300, blank=True)
+    authors = models.CharField(
+        max_length=500, blank=True, help_text="As credited, separated by commas."
+    )
+    url = models.URLField("URL", max_length=2000, blank=True)
+    published_on = models.DateField("published", null=True, blank=True)
+    accessed_on = models.DateField("accessed", null=True, blank=True)
+    role = models.CharField(max_length=20, choices=Role, default=Role.PRIMARY)
+    notes = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["title", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(role__in=SourceRole.values),
+                name="source_role_valid",
+            ),
+        ]
+
+    def __str__(self):
+        return self.title
+
+    def get_absolute_url(self):
+        return reverse("sources:source_detail", args=[self.pk])
+
+    @property
+    def latest_version(self):
+        return self.versions.order_by("-number").first()
+
+
+def version_upload_to(version, filename):
+    # Our own name, never the uploader's: the digest is unique per content and
+    # the extension comes from the detected media type.
+    extension = SourceVersion.EXTENSIONS.get(version.media_type, "bin")
+    return f"sources/{version.sha256[:2]}/{version.sha256}.{extension}"
+
+
+class MediaType(models.TextChoices):
+    PDF = "application/pdf", "PDF"
+    HTML = "text/html", "HTML"
+    TEXT = "text/plain", "Plain text"
+    MARKDOWN = "text/markdown", "Markdown"
+
+
+class ExtractionStatus(models.TextChoices):
+    PENDING = "pending", "Waiting"
+    EXTRACTING = "extracting", "Extracting"
+    READY = "ready", "Ready"
+    NO_TEXT = "no_text", "No extractable text"
+    FAILED = "failed", "Failed"
+
+
+class SourceVersion(models.Model):
+    """
+    One uploaded state of a source: the file exactly as received, and its text.
+
+    The uploaded content (file, media type, size, digest, uploader) never
+    changes once saved; a changed document is a new version. Extraction fills
+    in the text once, in the background, and the text is frozen as soon as it is
+    ready, because quotations point into it by offset.
+    """
+
+    MediaType = MediaType
+
+    EXTENSIONS = {
+        MediaType.PDF: "pdf",
+        MediaType.HTML: "html",
+        MediaType.TEXT: "txt",
+        MediaType.MARKDOWN: "md",
+    }
+
+    ExtractionStatus = ExtractionStatus
+
+    #: Fields fixed at upload. A database trigger guards them too (migration 0002).
+    IMMUTABLE_FIELDS = (
+        "source_id",
+        "number",
+        "file",
+        "media_type",
+        "byte_size",
+        "sha256",
+        "original_filename",
+        "uploaded_by_id",
+        "uploaded_at",
+    )
+
+    source = models.ForeignKey(Source, on_delete=models.PROTECT, related_name="versions")
+    number = models.PositiveIntegerField(help_text="1 for the first upload, then 2, 3, …")
+    file = models.FileField(upload_to=version_upload_to, max_length=300)
+    media_type = models.CharField(max_length=40, choices=MediaType)
+    byte_size = models.PositiveBigIntegerField()
+    sha256 = models.CharField("SHA-256", max_length=64)
+    original_filename = models.CharField(
+        max_length=255, blank=True, help_text="As the uploader named it; shown, never used as a path."
+    )
+    extracted_text = models.TextField(blank=True)
+    page_offsets = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="For PDFs: the offset in the extracted text where each page starts.",
+    )
+    extraction_status = models.CharField(
+        max_length=20, choices=ExtractionStatus, default=ExtractionStatus.PENDING
+    )
+    extraction_error = models.TextField(blank=True)
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    uploaded_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["source", "number"]
+        get_latest_by = "number"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["source", "sha256"], name="sourceversion_sha256_unique_per_source"
+            ),
+            models.UniqueConstraint(
+                fields=["source", "number"], name="sourceversion_number_unique_per_source"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(number__gte=1), name="sourceversion_number_positive"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(byte_size__gte=1), name="sourceversion_not_empty"
+            ),
+            models.CheckConstraint(
+                condition=Exact(Length("sha256"), 64),
+                name="sourceversion_sha256_length",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(
+                    media_type__in=MediaType.values
+                ),
+                name="sourceversion_media_type_valid",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(
+                    extraction_status__in=ExtractionStatus.values
+                ),
+                name="sourceversion_extraction_status_valid",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.source} (version {self.number})"
+
+    @staticmethod
+    def digest(content: bytes) -> str:
+        """The SHA-256 of ``content`` as 64 lowercase hex digits."""
+        return hashlib.sha256(content).hexdigest()
+
+    @property
+    def is_ready(self):
+        return self.extraction_status == self.ExtractionStatus.READY
+
+    def page_at(self, offset):
+        """The 1-based page holding ``offset`` in the extracted text, or None if unpaged."""
+        if not self.page_offsets:
+            return None
+        return bisect.bisect_right(self.page_offsets, offset) or 1
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            self._refuse_changes_to_frozen_fields()
+        super().save(*args, **kwargs)
+
+    def _refuse_changes_to_frozen_fields(self):
+        stored = (
+            SourceVersion.objects.filter(pk=self.pk)
+            .values(*self.IMMUTABLE_FIELDS, "extracted_text", "page_offsets", "extraction_status")
+            .first()
+        )
+        if stored is None:
+            return
+        changed = [
+            field for field in self.IMMUTABLE_FIELDS if stored[field] != _field_value(self, field)
+        ]
+        if changed:
+            raise ImmutableVersionError(
+                f"A saved source version cannot be changed (tried to change "
+                f"{', '.join(changed)}). Upload a new version instead."
+            )
+        if stored["extraction_status"] == self.ExtractionStatus.READY and (
+            stored["extracted_text"] != self.extracted_text
+            or stored["page_offsets"] != self.page_offsets
+        ):
+            raise ImmutableVersionError(
+                "The extracted text of a ready version cannot be changed: quotations "
+                "point into it. Upload a new version instead."
+            )
+
+    def delete(self, *args, **kwargs):
+        raise ImmutableVersionError("Source versions are kept for the record and cannot be deleted.")
+
+
+def _field_value(instance, field):
+    value = getattr(instance, field)
+    # FieldFile compares by name; the stored value is the name.
+    return value.name if hasattr(value, "name") and field == "file" else value
+
+
+class Quotation(models.Model):
+    """
+    An exact span of a source version's extracted text.
+
+    ``exact`` is always ``version.extracted_text[start:end]``; ``prefix`` and
+    ``suffix`` hold a little context on each side so the span can be found again
+    in a later version of the source (re-anchoring).
+    """
+
+    version = models.ForeignKey(SourceVersion, on_delete=models.PROTECT, related_name="quotations")
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+    exact = models.TextField()
+    prefix = models.CharField(max_length=QUOTATION_CONTEXT_CHARS, blank=True)
+    suffix = models.CharField(max_length=QUOTATION_CONTEXT_CHARS, blank=True)
+    page = models.PositiveIntegerField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["version", "start", "end"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(end__gt=models.F("start")), name="quotation_not_empty"
+            ),
+            models.UniqueConstraint(
+                fields=["version", "start", "end"], name="quotation_unique_span_per_version"
+            ),
+        ]
+
+    def __str__(self):
+        text = self.exact if len(self.exact) <= 80 else self.exact[:79] + "…"
+        return f"“{text}”"
+
+    @classmethod
+    def for_span(cls, version, start, end, **kwargs):
+        """An unsaved quotation of ``version``'s text from ``start`` to ``end``, with context."""
+        text = version.extracted_text
+        return cls(
+            version=version,
+            start=start,
+            end=end,
+            exact=text[start:end],
+            prefix=text[max(0, start - QUOTATION_CONTEXT_CHARS) : start],
+            suffix=text[end : end + QUOTATION_CONTEXT_CHARS],
+            page=version.page_at(start),
+            **kwargs,
+        )
+
+    def clean(self):
+        super().clean()
+        self.check_matches_source()
+
+    def check_matches_source(self):
+        """Raise ValidationError unless ``exact`` is the version's text at the offsets."""
+        text = self.version.extracted_text
+        if self.start is None or self.end is None or not (0 <= self.start < self.end <= len(text)):
+            raise ValidationError(
+                {
+                    "start": f"The offsets {self.start}–{self.end} are outside the source "
+                    f"text, which has {len(text)} characters."
+                },
+                code="offsets_out_of_range",
+            )
+        found = text[self.start : self.end]
+        if found != self.exact:
+            raise ValidationError(
+                {
+                    "exact": f"The quotation is not the source's text at {self.start}–"
+                    f"{self.end}: the source reads “{_shorten(found)}”, the quotation "
+                    f"reads “{_shorten(self.exact)}”."
+                },
+                code="quotation_mismatch",
+            )
+
+    def save(self, *args, **kwargs):
+        self.check_matches_source()
+        super().save(*args, **kwargs)
+
+    @property
+    def location(self):
+        """A human-readable place: page for PDFs, character offsets otherwise."""
+        if self.page:
+            return f"p. {self.page}"
+        return f"characters {self.start}–{self.end}"
+
+
+def _shorten(text, limit=60):
+    return text if len(text) <= limit else text[: limit - 1] + "…"
