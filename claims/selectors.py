@@ -19,12 +19,19 @@ def case_list():
     )
 
 
-def case_claims(case, *, status=""):
-    """The claims of ``case`` in article order, optionally only those in ``status``."""
-    claims = Claim.objects.filter(case=case).select_related("quotation", "verdict", "author")
-    if status:
-        claims = claims.filter(status=status)
-    return claims.order_by("quotation__start", "id")
+def case_claims(case):
+    """
+    The claims of ``case`` in the order the article makes them, each with an
+    ``ordinal`` (1, 2, …) that stays the same whatever list it is shown in.
+    """
+    claims = list(
+        Claim.objects.filter(case=case)
+        .select_related("quotation", "verdict", "author")
+        .order_by("quotation__start", "quotation__end", "id")
+    )
+    for ordinal, claim in enumerate(claims, start=1):
+        claim.ordinal = ordinal
+    return claims
 
 
 def claim_status_summary(case):

@@ -29,15 +29,15 @@ def case_detail_view(request, slug):
     status = request.GET.get("status", "")
     if status not in ClaimStatus.values:
         status = ""
-    claims = list(case_claims(case, status=status))
+    all_claims = case_claims(case)
+    claims = [claim for claim in all_claims if claim.status == status] if status else all_claims
     context = {"case": case, "claims": claims, "status": status}
     if request.htmx:
         return render(request, "claims/case_detail.html#claim-list", context)
 
     version = case.source_under_check.latest_version
-    all_claims = claims if not status else case_claims(case)
     spans = [
-        (claim.quotation.start, claim.quotation.end, claim.pk)
+        (claim.quotation.start, claim.quotation.end, claim)
         for claim in all_claims
         if version and claim.quotation.version_id == version.pk
     ]

@@ -61,9 +61,7 @@ ROLE_PERMISSIONS = {
 
 
 def is_editor(user):
-    return user.is_authenticated and (
-        user.is_superuser or user.groups.filter(name=EDITOR).exists()
-    )
+    return user.is_authenticated and (user.is_superuser or user.groups.filter(name=EDITOR).exists())
 
 
 def is_reviewer(user):

@@ -11,4 +11,3 @@ urlpatterns = [
     path("sources/", include("sources.urls")),
     path("", include("claims.urls")),
 ]
-

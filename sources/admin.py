@@ -28,7 +28,14 @@ class SourceAdmin(admin.ModelAdmin):
 class SourceVersionAdmin(admin.ModelAdmin):
     """Versions are immutable: the admin shows them, uploads happen in the app."""
 
-    list_display = ["source", "number", "media_type", "byte_size", "extraction_status", "uploaded_at"]
+    list_display = [
+        "source",
+        "number",
+        "media_type",
+        "byte_size",
+        "extraction_status",
+        "uploaded_at",
+    ]
     list_filter = ["media_type", "extraction_status", "uploaded_at"]
     search_fields = ["source__title", "sha256", "original_filename"]
     list_select_related = ["source"]

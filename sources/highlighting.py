@@ -1,6 +1,7 @@
 """Splitting a text into paragraphs and marked segments, for reading views."""
 
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 
 @dataclass
@@ -9,6 +10,8 @@ class Segment:
     start: int
     #: Keys of the spans that cover this segment (empty: unmarked text).
     marks: tuple = ()
+    #: Keys of the spans that begin where this segment begins.
+    starts: tuple = ()
 
 
 @dataclass
@@ -24,7 +27,9 @@ def mark_spans(text, spans):
 
     ``spans`` is an iterable of ``(start, end, key)``. Spans may overlap or
     cross paragraph breaks; every boundary becomes a segment boundary, so a
-    reader sees each span exactly where it is and overlaps stay visible.
+    reader sees each span exactly where it is and overlaps stay visible. Each
+    segment also lists the spans that begin with it, so that every span gets a
+    place to link to even when others cover it entirely.
     """
     spans = [(start, end, key) for start, end, key in spans if 0 <= start < end <= len(text)]
     boundaries = {0, len(text)}
@@ -37,11 +42,12 @@ def mark_spans(text, spans):
     cuts = sorted(boundaries)
 
     paragraphs = [Paragraph(start=0)]
-    for left, right in zip(cuts, cuts[1:], strict=False):
+    for left, right in pairwise(cuts):
         piece = text[left:right]
         if piece == "\n":
             paragraphs.append(Paragraph(start=right))
             continue
         marks = tuple(key for start, end, key in spans if start <= left and right <= end)
-        paragraphs[-1].segments.append(Segment(text=piece, start=left, marks=marks))
+        starts = tuple(key for start, _end, key in spans if start == left)
+        paragraphs[-1].segments.append(Segment(text=piece, start=left, marks=marks, starts=starts))
     return [paragraph for paragraph in paragraphs if paragraph.segments]

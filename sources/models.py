@@ -131,7 +131,9 @@ class SourceVersion(models.Model):
     byte_size = models.PositiveBigIntegerField()
     sha256 = models.CharField("SHA-256", max_length=64)
     original_filename = models.CharField(
-        max_length=255, blank=True, help_text="As the uploader named it; shown, never used as a path."
+        max_length=255,
+        blank=True,
+        help_text="As the uploader named it; shown, never used as a path.",
     )
     extracted_text = models.TextField(blank=True)
     page_offsets = models.JSONField(
@@ -173,21 +175,27 @@ class SourceVersion(models.Model):
                 name="sourceversion_sha256_length",
             ),
             models.CheckConstraint(
-                condition=models.Q(
-                    media_type__in=MediaType.values
-                ),
+                condition=models.Q(media_type__in=MediaType.values),
                 name="sourceversion_media_type_valid",
             ),
             models.CheckConstraint(
-                condition=models.Q(
-                    extraction_status__in=ExtractionStatus.values
-                ),
+                condition=models.Q(extraction_status__in=ExtractionStatus.values),
                 name="sourceversion_extraction_status_valid",
             ),
         ]
 
     def __str__(self):
         return f"{self.source} (version {self.number})"
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            self._refuse_changes_to_frozen_fields()
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ImmutableVersionError(
+            "Source versions are kept for the record and cannot be deleted."
+        )
 
     @staticmethod
     def digest(content: bytes) -> str:
@@ -203,11 +211,6 @@ class SourceVersion(models.Model):
         if not self.page_offsets:
             return None
         return bisect.bisect_right(self.page_offsets, offset) or 1
-
-    def save(self, *args, **kwargs):
-        if not self._state.adding:
-            self._refuse_changes_to_frozen_fields()
-        super().save(*args, **kwargs)
 
     def _refuse_changes_to_frozen_fields(self):
         stored = (
@@ -233,9 +236,6 @@ class SourceVersion(models.Model):
                 "The extracted text of a ready version cannot be changed: quotations "
                 "point into it. Upload a new version instead."
             )
-
-    def delete(self, *args, **kwargs):
-        raise ImmutableVersionError("Source versions are kept for the record and cannot be deleted.")
 
 
 def _field_value(instance, field):
@@ -284,6 +284,10 @@ class Quotation(models.Model):
         text = self.exact if len(self.exact) <= 80 else self.exact[:79] + "…"
         return f"“{text}”"
 
+    def save(self, *args, **kwargs):
+        self.check_matches_source()
+        super().save(*args, **kwargs)
+
     @classmethod
     def for_span(cls, version, start, end, **kwargs):
         """An unsaved quotation of ``version``'s text from ``start`` to ``end``, with context."""
@@ -324,10 +328,6 @@ class Quotation(models.Model):
                 },
                 code="quotation_mismatch",
             )
-
-    def save(self, *args, **kwargs):
-        self.check_matches_source()
-        super().save(*args, **kwargs)
 
     @property
     def location(self):

@@ -87,9 +87,7 @@ def quotation_create(*, version, start, end, actor):
     existing = Quotation.objects.filter(version=version, start=start, end=end).first()
     if existing:
         return existing, False
-    quotation = Quotation.for_span(
-        version, start, end, created_by=acting_user(actor)
-    )
+    quotation = Quotation.for_span(version, start, end, created_by=acting_user(actor))
     quotation.save()
     record(
         actor=actor,

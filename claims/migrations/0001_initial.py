@@ -8,175 +8,486 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('sources', '0001_initial'),
+        ("sources", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Rating',
+            name="Rating",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('label', models.CharField(max_length=60, unique=True)),
-                ('order', models.PositiveSmallIntegerField(help_text='Position on the scale, from least to most accurate.', unique=True)),
-                ('value', models.DecimalField(blank=True, decimal_places=1, help_text='Numeric value for ClaimReview markup. Leave empty for ratings that are not on the accuracy scale (such as “Unproven”).', max_digits=4, null=True)),
-                ('meaning', models.TextField(help_text='What the rating means, shown to editors and readers.')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("label", models.CharField(max_length=60, unique=True)),
+                (
+                    "order",
+                    models.PositiveSmallIntegerField(
+                        help_text="Position on the scale, from least to most accurate.", unique=True
+                    ),
+                ),
+                (
+                    "value",
+                    models.DecimalField(
+                        blank=True,
+                        decimal_places=1,
+                        help_text="Numeric value for ClaimReview markup. Leave empty for ratings that are not on the accuracy scale (such as “Unproven”).",
+                        max_digits=4,
+                        null=True,
+                    ),
+                ),
+                (
+                    "meaning",
+                    models.TextField(
+                        help_text="What the rating means, shown to editors and readers."
+                    ),
+                ),
             ],
             options={
-                'ordering': ['order'],
+                "ordering": ["order"],
             },
         ),
         migrations.CreateModel(
-            name='Case',
+            name="Case",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('title', models.CharField(max_length=300)),
-                ('slug', models.SlugField(max_length=120, unique=True)),
-                ('status', models.CharField(choices=[('open', 'Open'), ('published', 'Published'), ('archived', 'Archived')], default='open', max_length=20)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('published_at', models.DateTimeField(blank=True, null=True)),
-                ('lead_editor', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='led_cases', to=settings.AUTH_USER_MODEL)),
-                ('source_under_check', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='cases_under_check', to='sources.source')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("title", models.CharField(max_length=300)),
+                ("slug", models.SlugField(max_length=120, unique=True)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("open", "Open"),
+                            ("published", "Published"),
+                            ("archived", "Archived"),
+                        ],
+                        default="open",
+                        max_length=20,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("published_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "lead_editor",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="led_cases",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "source_under_check",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="cases_under_check",
+                        to="sources.source",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='Claim',
+            name="Claim",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('statement', models.TextField()),
-                ('claimant', models.CharField(blank=True, max_length=300)),
-                ('rationale', models.TextField(blank=True, help_text='Markdown.')),
-                ('status', models.CharField(choices=[('draft', 'Draft'), ('in_review', 'In review'), ('changes_requested', 'Changes requested'), ('approved', 'Approved'), ('published', 'Published'), ('withdrawn', 'Withdrawn')], default='draft', max_length=20)),
-                ('version', models.PositiveIntegerField(default=1)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('published_at', models.DateTimeField(blank=True, null=True)),
-                ('author', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='authored_claims', to=settings.AUTH_USER_MODEL)),
-                ('case', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='claims', to='claims.case')),
-                ('quotation', models.ForeignKey(help_text='Where the piece under check makes the claim.', on_delete=django.db.models.deletion.PROTECT, related_name='claims_made', to='sources.quotation')),
-                ('verdict', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='claims', to='claims.rating')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("statement", models.TextField()),
+                ("claimant", models.CharField(blank=True, max_length=300)),
+                ("rationale", models.TextField(blank=True, help_text="Markdown.")),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("draft", "Draft"),
+                            ("in_review", "In review"),
+                            ("changes_requested", "Changes requested"),
+                            ("approved", "Approved"),
+                            ("published", "Published"),
+                            ("withdrawn", "Withdrawn"),
+                        ],
+                        default="draft",
+                        max_length=20,
+                    ),
+                ),
+                ("version", models.PositiveIntegerField(default=1)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("published_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "author",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="authored_claims",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "case",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="claims",
+                        to="claims.case",
+                    ),
+                ),
+                (
+                    "quotation",
+                    models.ForeignKey(
+                        help_text="Where the piece under check makes the claim.",
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="claims_made",
+                        to="sources.quotation",
+                    ),
+                ),
+                (
+                    "verdict",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="claims",
+                        to="claims.rating",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['case', 'quotation__start', 'id'],
-                'permissions': [('publish_claim', 'Can publish an approved claim'), ('assign_reviewer', 'Can assign reviewers to a claim'), ('sign_off_claim', 'Can sign off claims as a reviewer')],
+                "ordering": ["case", "quotation__start", "id"],
+                "permissions": [
+                    ("publish_claim", "Can publish an approved claim"),
+                    ("assign_reviewer", "Can assign reviewers to a claim"),
+                    ("sign_off_claim", "Can sign off claims as a reviewer"),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Correction',
+            name="Correction",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('correction', 'Correction'), ('clarification', 'Clarification'), ('update', 'Update')], default='correction', max_length=20)),
-                ('what_was_wrong', models.TextField()),
-                ('what_is_right', models.TextField(verbose_name='what is right now')),
-                ('reason', models.TextField(blank=True, verbose_name='why')),
-                ('status', models.CharField(choices=[('draft', 'Draft'), ('published', 'Published')], default='draft', max_length=20)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('published_at', models.DateTimeField(blank=True, null=True)),
-                ('case', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='corrections', to='claims.case')),
-                ('claim', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='corrections', to='claims.claim')),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("correction", "Correction"),
+                            ("clarification", "Clarification"),
+                            ("update", "Update"),
+                        ],
+                        default="correction",
+                        max_length=20,
+                    ),
+                ),
+                ("what_was_wrong", models.TextField()),
+                ("what_is_right", models.TextField(verbose_name="what is right now")),
+                ("reason", models.TextField(blank=True, verbose_name="why")),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("draft", "Draft"), ("published", "Published")],
+                        default="draft",
+                        max_length=20,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("published_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "case",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="corrections",
+                        to="claims.case",
+                    ),
+                ),
+                (
+                    "claim",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="corrections",
+                        to="claims.claim",
+                    ),
+                ),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-published_at', '-created_at', '-id'],
-                'permissions': [('publish_correction', 'Can publish a correction')],
+                "ordering": ["-published_at", "-created_at", "-id"],
+                "permissions": [("publish_correction", "Can publish a correction")],
             },
         ),
         migrations.CreateModel(
-            name='Evidence',
+            name="Evidence",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('stance', models.CharField(choices=[('supports', 'Supports'), ('contradicts', 'Contradicts'), ('context', 'Context')], max_length=20)),
-                ('note', models.TextField(blank=True)),
-                ('added_at', models.DateTimeField(auto_now_add=True)),
-                ('added_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('claim', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='evidence', to='claims.claim')),
-                ('quotation', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='evidence', to='sources.quotation')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "stance",
+                    models.CharField(
+                        choices=[
+                            ("supports", "Supports"),
+                            ("contradicts", "Contradicts"),
+                            ("context", "Context"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("note", models.TextField(blank=True)),
+                ("added_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "added_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "claim",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="evidence",
+                        to="claims.claim",
+                    ),
+                ),
+                (
+                    "quotation",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="evidence",
+                        to="sources.quotation",
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'evidence',
-                'ordering': ['claim', 'added_at', 'id'],
+                "verbose_name_plural": "evidence",
+                "ordering": ["claim", "added_at", "id"],
             },
         ),
         migrations.CreateModel(
-            name='ReviewAssignment',
+            name="ReviewAssignment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('assigned_at', models.DateTimeField(auto_now_add=True)),
-                ('due_on', models.DateField(blank=True, null=True, verbose_name='due')),
-                ('decision', models.CharField(choices=[('pending', 'Pending'), ('approved', 'Approved'), ('changes_requested', 'Changes requested')], default='pending', max_length=20)),
-                ('decided_at', models.DateTimeField(blank=True, null=True)),
-                ('comment', models.TextField(blank=True)),
-                ('signed_digest', models.CharField(blank=True, help_text='SHA-256 of the claim content the reviewer approved.', max_length=64)),
-                ('assigned_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('claim', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assignments', to='claims.claim')),
-                ('reviewer', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='review_assignments', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("assigned_at", models.DateTimeField(auto_now_add=True)),
+                ("due_on", models.DateField(blank=True, null=True, verbose_name="due")),
+                (
+                    "decision",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Pending"),
+                            ("approved", "Approved"),
+                            ("changes_requested", "Changes requested"),
+                        ],
+                        default="pending",
+                        max_length=20,
+                    ),
+                ),
+                ("decided_at", models.DateTimeField(blank=True, null=True)),
+                ("comment", models.TextField(blank=True)),
+                (
+                    "signed_digest",
+                    models.CharField(
+                        blank=True,
+                        help_text="SHA-256 of the claim content the reviewer approved.",
+                        max_length=64,
+                    ),
+                ),
+                (
+                    "assigned_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "claim",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="assignments",
+                        to="claims.claim",
+                    ),
+                ),
+                (
+                    "reviewer",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="review_assignments",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['claim', 'assigned_at', 'id'],
+                "ordering": ["claim", "assigned_at", "id"],
             },
         ),
         migrations.AddConstraint(
-            model_name='case',
-            constraint=models.CheckConstraint(condition=models.Q(('status__in', ['open', 'published', 'archived'])), name='case_status_valid'),
+            model_name="case",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("status__in", ["open", "published", "archived"])),
+                name="case_status_valid",
+            ),
         ),
         migrations.AddIndex(
-            model_name='correction',
-            index=models.Index(fields=['status', '-published_at'], name='claims_corr_status_79f6fc_idx'),
+            model_name="correction",
+            index=models.Index(
+                fields=["status", "-published_at"], name="claims_corr_status_79f6fc_idx"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='correction',
-            constraint=models.CheckConstraint(condition=models.Q(('kind__in', ['correction', 'clarification', 'update'])), name='correction_kind_valid'),
+            model_name="correction",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("kind__in", ["correction", "clarification", "update"])),
+                name="correction_kind_valid",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='correction',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('published_at__isnull', True), ('status', 'draft')), models.Q(('published_at__isnull', False), ('status', 'published')), _connector='OR'), name='correction_published_has_date'),
+            model_name="correction",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("published_at__isnull", True), ("status", "draft")),
+                    models.Q(("published_at__isnull", False), ("status", "published")),
+                    _connector="OR",
+                ),
+                name="correction_published_has_date",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='evidence',
-            constraint=models.UniqueConstraint(fields=('claim', 'quotation'), name='evidence_quotation_once_per_claim'),
+            model_name="evidence",
+            constraint=models.UniqueConstraint(
+                fields=("claim", "quotation"), name="evidence_quotation_once_per_claim"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='evidence',
-            constraint=models.CheckConstraint(condition=models.Q(('stance__in', ['supports', 'contradicts', 'context'])), name='evidence_stance_valid'),
+            model_name="evidence",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("stance__in", ["supports", "contradicts", "context"])),
+                name="evidence_stance_valid",
+            ),
         ),
         migrations.AddIndex(
-            model_name='claim',
-            index=models.Index(fields=['case', 'status'], name='claims_clai_case_id_460ac8_idx'),
+            model_name="claim",
+            index=models.Index(fields=["case", "status"], name="claims_clai_case_id_460ac8_idx"),
         ),
         migrations.AddConstraint(
-            model_name='claim',
-            constraint=models.CheckConstraint(condition=models.Q(('status__in', ['draft', 'in_review', 'changes_requested', 'approved', 'published', 'withdrawn'])), name='claim_status_valid'),
+            model_name="claim",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    (
+                        "status__in",
+                        [
+                            "draft",
+                            "in_review",
+                            "changes_requested",
+                            "approved",
+                            "published",
+                            "withdrawn",
+                        ],
+                    )
+                ),
+                name="claim_status_valid",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='claim',
-            constraint=models.CheckConstraint(condition=models.Q(('version__gte', 1)), name='claim_version_positive'),
+            model_name="claim",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("version__gte", 1)), name="claim_version_positive"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='claim',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('status', 'published'), _negated=True), ('published_at__isnull', False), _connector='OR'), name='claim_published_has_date'),
+            model_name="claim",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("status", "published"), _negated=True),
+                    ("published_at__isnull", False),
+                    _connector="OR",
+                ),
+                name="claim_published_has_date",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='reviewassignment',
-            constraint=models.UniqueConstraint(fields=('claim', 'reviewer'), name='assignment_reviewer_once_per_claim'),
+            model_name="reviewassignment",
+            constraint=models.UniqueConstraint(
+                fields=("claim", "reviewer"), name="assignment_reviewer_once_per_claim"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='reviewassignment',
-            constraint=models.CheckConstraint(condition=models.Q(('decision__in', ['pending', 'approved', 'changes_requested'])), name='assignment_decision_valid'),
+            model_name="reviewassignment",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("decision__in", ["pending", "approved", "changes_requested"])),
+                name="assignment_decision_valid",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='reviewassignment',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('decided_at__isnull', True), ('decision', 'pending')), models.Q(models.Q(('decision', 'pending'), _negated=True), ('decided_at__isnull', False)), _connector='OR'), name='assignment_decided_has_date'),
+            model_name="reviewassignment",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("decided_at__isnull", True), ("decision", "pending")),
+                    models.Q(
+                        models.Q(("decision", "pending"), _negated=True),
+                        ("decided_at__isnull", False),
+                    ),
+                    _connector="OR",
+                ),
+                name="assignment_decided_has_date",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='reviewassignment',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('decision', 'approved'), _negated=True), django.db.models.lookups.Exact(django.db.models.functions.text.Length('signed_digest'), 64), _connector='OR'), name='assignment_approval_has_digest'),
+            model_name="reviewassignment",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("decision", "approved"), _negated=True),
+                    django.db.models.lookups.Exact(
+                        django.db.models.functions.text.Length("signed_digest"), 64
+                    ),
+                    _connector="OR",
+                ),
+                name="assignment_approval_has_digest",
+            ),
         ),
     ]

@@ -5,9 +5,6 @@ Sources list cites, and one claim per checkable statement of fact, each
 anchored by an exact quotation of the article. No verdicts are recorded.
 """
 
-# Quotations reproduce the article's multiplication signs and en dashes exactly.
-# ruff: noqa: RUF001
-
 import datetime
 
 ARTICLE_FILENAME = "together-compiler-article.txt"
@@ -127,8 +124,7 @@ CLAIMS = [
         "quote": "based on InferenceX baselines dated October 27, 2026",
         "occurrence": 1,
         "statement": (
-            "The baselines for the 2.6x comparison are InferenceX results dated "
-            "October 27, 2026."
+            "The baselines for the 2.6x comparison are InferenceX results dated October 27, 2026."
         ),
         "claimant": "Together AI (technical paper [3])",
         "check_against": ["[3]"],
@@ -294,14 +290,10 @@ CLAIMS = [
         ),
     },
     {
-        "quote": (
-            "The baselines are the best reported open configurations as of October 27, "
-            "2026"
-        ),
+        "quote": ("The baselines are the best reported open configurations as of October 27, 2026"),
         "occurrence": 1,
         "statement": (
-            "The baselines were the best reported open configurations as of October "
-            "27, 2026."
+            "The baselines were the best reported open configurations as of October 27, 2026."
         ),
         "claimant": "Together AI (technical paper [3])",
         "check_against": ["[3]"],
@@ -354,8 +346,7 @@ CLAIMS = [
     },
     {
         "quote": (
-            "each frontier result was produced within a 24-hour compilation window per "
-            "setting"
+            "each frontier result was produced within a 24-hour compilation window per setting"
         ),
         "occurrence": 1,
         "statement": (
@@ -372,9 +363,7 @@ CLAIMS = [
     {
         "quote": "using at most two nodes per model",
         "occurrence": 1,
-        "statement": (
-            "Each frontier-model compilation used at most two nodes per model."
-        ),
+        "statement": ("Each frontier-model compilation used at most two nodes per model."),
         "claimant": "Together AI (technical paper [3])",
         "check_against": ["[3]"],
         "rationale": (
@@ -386,9 +375,7 @@ CLAIMS = [
     {
         "quote": "93 seconds for initialization",
         "occurrence": 1,
-        "statement": (
-            "In the baseline start-up, engine initialization takes 93 seconds."
-        ),
+        "statement": ("In the baseline start-up, engine initialization takes 93 seconds."),
         "claimant": "Together AI (Compiler blog post [2])",
         "check_against": ["[2]", "[3]"],
         "rationale": (
@@ -456,9 +443,7 @@ CLAIMS = [
     {
         "quote": "467 seconds in total",
         "occurrence": 1,
-        "statement": (
-            "The baseline from-scratch engine start-up takes 467 seconds in total."
-        ),
+        "statement": ("The baseline from-scratch engine start-up takes 467 seconds in total."),
         "claimant": "Together AI (Compiler blog post [2])",
         "check_against": ["[2]", "[3]"],
         "rationale": (
@@ -615,14 +600,10 @@ CLAIMS = [
         ),
     },
     {
-        "quote": (
-            "running the same baseline image under TP8 performs similarly to its TP4 "
-            "result"
-        ),
+        "quote": ("running the same baseline image under TP8 performs similarly to its TP4 result"),
         "occurrence": 1,
         "statement": (
-            "Running the baseline's own image under TP8 gives throughput similar to "
-            "its TP4 result."
+            "Running the baseline's own image under TP8 gives throughput similar to its TP4 result."
         ),
         "claimant": "Together AI (technical paper [3])",
         "check_against": ["[3]"],
@@ -654,9 +635,7 @@ CLAIMS = [
         ),
     },
     {
-        "quote": (
-            "Together presents it as part of the same Figure 8 low-latency evaluation."
-        ),
+        "quote": ("Together presents it as part of the same Figure 8 low-latency evaluation."),
         "occurrence": 1,
         "statement": (
             "The 1,205 tokens/s result is presented in Figure 8, the same low-latency "
@@ -711,13 +690,11 @@ CLAIMS = [
     },
     {
         "quote": (
-            "For these beyond-language-model workloads, Together reports speedups of "
-            "1.5–6.4×"
+            "For these beyond-language-model workloads, Together reports speedups of 1.5–6.4×"
         ),
         "occurrence": 1,
         "statement": (
-            "Together reports speedups of 1.5x to 6.4x on the beyond-language-model "
-            "workloads."
+            "Together reports speedups of 1.5x to 6.4x on the beyond-language-model workloads."
         ),
         "claimant": "Together AI (technical paper [3])",
         "check_against": ["[3]"],
@@ -730,8 +707,7 @@ CLAIMS = [
     },
     {
         "quote": (
-            "while maintaining bit exactness to the original forward pass, tested on "
-            "an H100"
+            "while maintaining bit exactness to the original forward pass, tested on an H100"
         ),
         "occurrence": 1,
         "statement": (
@@ -766,8 +742,7 @@ CLAIMS = [
     },
     {
         "quote": (
-            "The comparison was against Claude Code using the /goal command and "
-            "similar context."
+            "The comparison was against Claude Code using the /goal command and similar context."
         ),
         "occurrence": 1,
         "statement": (
@@ -821,13 +796,11 @@ CLAIMS = [
     },
     {
         "quote": (
-            "Trainium2 is therefore not directly comparable with the other hardware "
-            "results."
+            "Trainium2 is therefore not directly comparable with the other hardware results."
         ),
         "occurrence": 1,
         "statement": (
-            "The Trainium2 results are not directly comparable with the results on "
-            "other hardware."
+            "The Trainium2 results are not directly comparable with the results on other hardware."
         ),
         "claimant": "The article",
         "check_against": ["[3]"],
@@ -839,8 +812,7 @@ CLAIMS = [
     },
     {
         "quote": (
-            "Its runs used synthetic multi-turn traffic with 70,000-token input "
-            "sequence lengths"
+            "Its runs used synthetic multi-turn traffic with 70,000-token input sequence lengths"
         ),
         "occurrence": 1,
         "statement": (
@@ -896,9 +868,7 @@ CLAIMS = [
     {
         "quote": "End customers can request access to a limited beta.",
         "occurrence": 1,
-        "statement": (
-            "End customers can request access to a limited beta of Together Compiler."
-        ),
+        "statement": ("End customers can request access to a limited beta of Together Compiler."),
         "claimant": "Together AI (Polymorphic Inference post [1])",
         "check_against": ["[1]", "[2]"],
         "rationale": (
@@ -929,14 +899,11 @@ CLAIMS = [
     {
         "quote": "Together has published no price for the beta",
         "occurrence": 1,
-        "statement": (
-            "Together has not published a price for the Together Compiler beta."
-        ),
+        "statement": ("Together has not published a price for the Together Compiler beta."),
         "claimant": "The article",
         "check_against": ["[1]", "[2]"],
         "rationale": (
-            "A negative claim: check [1] and [2] for any pricing information for the "
-            "beta."
+            "A negative claim: check [1] and [2] for any pricing information for the beta."
         ),
     },
     {
@@ -946,8 +913,7 @@ CLAIMS = [
         ),
         "occurrence": 1,
         "statement": (
-            "Together says the system serves trillions of tokens a day across its "
-            "production fleet."
+            "Together says the system serves trillions of tokens a day across its production fleet."
         ),
         "claimant": "Together AI (announcement posts [1]/[2])",
         "check_against": ["[1]", "[2]"],
@@ -1071,10 +1037,7 @@ CLAIMS = [
         ),
     },
     {
-        "quote": (
-            '"Together Compiler: Continual Compilation for AI Inference", technical '
-            "paper"
-        ),
+        "quote": ('"Together Compiler: Continual Compilation for AI Inference", technical paper'),
         "occurrence": 1,
         "statement": (
             "The technical paper is titled 'Together Compiler: Continual Compilation "
@@ -1089,9 +1052,7 @@ CLAIMS = [
         ),
     },
     {
-        "quote": (
-            "its speedup range appears in neither Together document and is not used"
-        ),
+        "quote": ("its speedup range appears in neither Together document and is not used"),
         "occurrence": 1,
         "statement": (
             "The Unite.AI summary gives a speedup range that appears in none of "

@@ -7,31 +7,67 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('contenttypes', '0002_remove_content_type_name'),
+        ("contenttypes", "0002_remove_content_type_name"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='AuditEvent',
+            name="AuditEvent",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('action', models.CharField(db_index=True, max_length=100)),
-                ('target_id', models.CharField(max_length=64)),
-                ('target_repr', models.CharField(help_text='How the target read when the event happened.', max_length=300)),
-                ('changes', models.JSONField(blank=True, default=dict, encoder=django.core.serializers.json.DjangoJSONEncoder)),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('actor', models.ForeignKey(blank=True, help_text='Empty for changes made by the system (seeding, background tasks).', null=True, on_delete=django.db.models.deletion.PROTECT, related_name='audit_events', to=settings.AUTH_USER_MODEL)),
-                ('target_type', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, to='contenttypes.contenttype')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("action", models.CharField(db_index=True, max_length=100)),
+                ("target_id", models.CharField(max_length=64)),
+                (
+                    "target_repr",
+                    models.CharField(
+                        help_text="How the target read when the event happened.", max_length=300
+                    ),
+                ),
+                (
+                    "changes",
+                    models.JSONField(
+                        blank=True,
+                        default=dict,
+                        encoder=django.core.serializers.json.DjangoJSONEncoder,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                (
+                    "actor",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="Empty for changes made by the system (seeding, background tasks).",
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="audit_events",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "target_type",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, to="contenttypes.contenttype"
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'audit event',
-                'ordering': ['-created_at', '-id'],
-                'indexes': [models.Index(fields=['target_type', 'target_id', '-created_at'], name='factcheck_a_target__af667e_idx')],
+                "verbose_name": "audit event",
+                "ordering": ["-created_at", "-id"],
+                "indexes": [
+                    models.Index(
+                        fields=["target_type", "target_id", "-created_at"],
+                        name="factcheck_a_target__af667e_idx",
+                    )
+                ],
             },
         ),
     ]

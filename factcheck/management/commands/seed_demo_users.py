@@ -1,5 +1,5 @@
-from django.core.management.base import BaseCommand, CommandError
 from django.core.exceptions import ImproperlyConfigured
+from django.core.management.base import BaseCommand, CommandError
 
 from factcheck.demo import DEMO_PASSWORD, ensure_demo_users
 
@@ -14,4 +14,6 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from error
         self.stdout.write("Demo logins (development only, password is public):")
         for user, role in users:
-            self.stdout.write(f"  {role:<9} username: {user.username:<10} password: {DEMO_PASSWORD}")
+            self.stdout.write(
+                f"  {role:<9} username: {user.username:<10} password: {DEMO_PASSWORD}"
+            )

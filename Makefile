@@ -1,0 +1,40 @@
+# factcheck — every command sets itself up: a fresh clone needs only `make run`
+# or `make test`. PYTHON=/path/to/python3.13 picks the interpreter by hand.
+
+VENV  := .venv
+PY    := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: setup run test lint format clean
+
+$(STAMP): pyproject.toml scripts/find-python
+	@python=$$(PYTHON="$(PYTHON)" scripts/find-python) || exit 1; \
+	if ! $(PY) -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then \
+		echo "Creating $(VENV) with $$python"; \
+		rm -rf $(VENV) && "$$python" -m venv $(VENV) || exit 1; \
+	fi
+	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	@touch $(STAMP)
+
+setup: $(STAMP)
+
+## Migrate the SQLite database, seed the first case and demo users, and serve
+## http://127.0.0.1:8000 with the background-task worker beside it.
+run: setup
+	@DEBUG=true scripts/run-dev
+
+## The whole test suite (SQLite by default; DATABASE_URL=postgres://… for PostgreSQL).
+test: setup
+	DEBUG=true $(PY) -m pytest $(PYTEST_ARGS)
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: setup
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .ruff_cache

@@ -1,0 +1,160 @@
+"""factory-boy factories for the test suite. Rows go through the real models."""
+
+import factory
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+
+from claims.models import Case, Claim, Correction, Evidence, Rating, ReviewAssignment
+from factcheck.roles import EDITOR, REVIEWER
+from sources.models import Quotation, Source, SourceVersion
+from sources.services import find_span, source_version_create_from_text
+
+SAMPLE_TEXT = (
+    "The compiler reached 1,111 tokens per second on a B200.\n"
+    "Start-up took 467 seconds before and 9.0 seconds after.\n"
+    "The page description says up to 3.7× higher throughput."
+)
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = get_user_model()
+        django_get_or_create = ["username"]
+        skip_postgeneration_save = True
+
+    username = factory.Sequence(lambda n: f"user{n}")
+    first_name = factory.Faker("first_name")
+    last_name = factory.Faker("last_name")
+    email = factory.LazyAttribute(lambda user: f"{user.username}@example.invalid")
+    password = factory.django.Password("correct horse battery staple")
+
+
+class EditorFactory(UserFactory):
+    username = factory.Sequence(lambda n: f"editor{n}")
+
+    @factory.post_generation
+    def roles(user, create, extracted, **kwargs):
+        if create:
+            user.groups.add(Group.objects.get(name=EDITOR))
+
+
+class ReviewerFactory(UserFactory):
+    username = factory.Sequence(lambda n: f"reviewer{n}")
+
+    @factory.post_generation
+    def roles(user, create, extracted, **kwargs):
+        if create:
+            user.groups.add(Group.objects.get(name=REVIEWER))
+
+
+class SourceFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Source
+
+    title = factory.Sequence(lambda n: f"Source document {n}")
+    publisher = "Together AI"
+    role = Source.Role.PRIMARY
+
+
+class PieceUnderCheckFactory(SourceFactory):
+    title = factory.Sequence(lambda n: f"Article under check {n}")
+    role = Source.Role.UNDER_CHECK
+
+
+class SourceVersionFactory(factory.django.DjangoModelFactory):
+    """A plain-text version, stored through the same service the app uses."""
+
+    class Meta:
+        model = SourceVersion
+
+    source = factory.SubFactory(SourceFactory)
+    text = SAMPLE_TEXT
+
+    @classmethod
+    def _create(cls, model_class, source, text, **kwargs):
+        version, _created = source_version_create_from_text(
+            source=source, text=text, actor=None, original_filename="sample.txt"
+        )
+        return version
+
+
+class QuotationFactory(factory.django.DjangoModelFactory):
+    """A quotation of ``exact`` (its first occurrence) in ``version``'s text."""
+
+    class Meta:
+        model = Quotation
+
+    version = factory.SubFactory(SourceVersionFactory)
+    exact = "1,111 tokens per second"
+
+    @classmethod
+    def _create(cls, model_class, version, exact, **kwargs):
+        start, end = find_span(version.extracted_text, exact)
+        quotation = model_class.for_span(version, start, end, **kwargs)
+        quotation.save()
+        return quotation
+
+
+class RatingFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Rating
+        django_get_or_create = ["label"]
+
+    label = "Accurate"
+    order = 5
+    value = 5
+    meaning = "The claim is accurate."
+
+
+class CaseFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Case
+
+    title = factory.Sequence(lambda n: f"Case {n}")
+    slug = factory.Sequence(lambda n: f"case-{n}")
+    source_under_check = factory.SubFactory(PieceUnderCheckFactory)
+    lead_editor = factory.SubFactory(EditorFactory)
+
+
+class ClaimFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Claim
+
+    case = factory.SubFactory(CaseFactory)
+    quotation = factory.LazyAttribute(
+        lambda claim: QuotationFactory(
+            version=SourceVersionFactory(source=claim.case.source_under_check)
+        )
+    )
+    statement = "The compiler reached 1,111 tokens per second."
+    claimant = "Together AI"
+    author = factory.SubFactory(EditorFactory)
+
+
+class EvidenceFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Evidence
+
+    claim = factory.SubFactory(ClaimFactory)
+    quotation = factory.SubFactory(QuotationFactory)
+    stance = Evidence.Stance.SUPPORTS
+
+
+class ReviewAssignmentFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = ReviewAssignment
+
+    claim = factory.SubFactory(ClaimFactory)
+    reviewer = factory.SubFactory(ReviewerFactory)
+    assigned_by = factory.LazyAttribute(lambda assignment: assignment.claim.author)
+
+
+class CorrectionFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Correction
+
+    case = factory.SubFactory(CaseFactory)
+    kind = Correction.Kind.CORRECTION
+    what_was_wrong = "We said the start-up took 467 seconds in total."
+    what_is_right = "The six listed steps add up to 460 seconds."
+    reason = "Arithmetic error found by a reader."

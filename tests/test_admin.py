@@ -1,0 +1,71 @@
+import pytest
+from django.contrib import admin
+from django.urls import reverse
+from django_tasks_db.models import DBTaskResult
+
+from factcheck.models import AuditEvent
+from sources.models import SourceVersion
+from tests.factories import (
+    CorrectionFactory,
+    EvidenceFactory,
+    QuotationFactory,
+    ReviewAssignmentFactory,
+    UserFactory,
+)
+
+#: Models whose rows only the app's own service functions create: the audit
+#: trail (append-only) and source versions (uploads go through extraction).
+ADD_DISABLED = {AuditEvent, SourceVersion, DBTaskResult}
+
+REGISTERED = sorted(admin.site._registry, key=lambda model: model._meta.label)
+
+
+@pytest.fixture
+def admin_client(client, db, first_case):
+    claim = first_case.claims.first()
+    EvidenceFactory(claim=claim, quotation=QuotationFactory())
+    ReviewAssignmentFactory(claim=claim)
+    CorrectionFactory(case=first_case, claim=claim)
+    client.force_login(UserFactory(username="root", is_staff=True, is_superuser=True))
+    return client
+
+
+def admin_url(model, view, *args):
+    return reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_{view}", args=args)
+
+
+def test_every_project_model_is_registered_in_the_admin():
+    from django.apps import apps
+
+    project_models = [
+        model
+        for app_label in ("factcheck", "sources", "claims")
+        for model in apps.get_app_config(app_label).get_models()
+    ]
+    assert set(project_models) <= set(REGISTERED)
+
+
+@pytest.mark.parametrize("model", REGISTERED, ids=lambda model: model._meta.label)
+def test_the_changelist_loads_and_searches(admin_client, model):
+    response = admin_client.get(admin_url(model, "changelist"))
+    assert response.status_code == 200
+
+    if admin.site._registry[model].search_fields:
+        response = admin_client.get(admin_url(model, "changelist"), {"q": "2.6"})
+        assert response.status_code == 200
+
+
+@pytest.mark.parametrize("model", REGISTERED, ids=lambda model: model._meta.label)
+def test_the_add_page_loads_or_is_deliberately_disabled(admin_client, model):
+    response = admin_client.get(admin_url(model, "add"))
+    assert response.status_code == (403 if model in ADD_DISABLED else 200)
+
+
+@pytest.mark.parametrize("model", REGISTERED, ids=lambda model: model._meta.label)
+def test_the_change_page_of_a_seeded_row_loads(admin_client, model):
+    row = model._default_manager.first()
+    if row is None:
+        assert model is DBTaskResult, f"the fixture makes no {model._meta.verbose_name}"
+        return
+    response = admin_client.get(admin_url(model, "change", row.pk))
+    assert response.status_code == 200

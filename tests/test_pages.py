@@ -1,0 +1,163 @@
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from claims.models import Claim, Correction
+from sources.models import Source, SourceRole
+from tests.factories import CorrectionFactory, ReviewAssignmentFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_editor_lands_on_the_case_list_after_logging_in(client, editor, first_case):
+    response = client.post(
+        reverse("login"), {"username": editor.username, "password": "correct horse battery staple"}
+    )
+    assert response.status_code == 302
+    assert response["Location"] == reverse("claims:case_list")
+
+    response = client.get(response["Location"])
+    assert response.status_code == 200
+    assert first_case.title in response.text
+    assert first_case.get_absolute_url() in response.text
+
+
+def test_a_wrong_password_is_refused_with_a_message_and_keeps_the_username(client, editor):
+    response = client.post(reverse("login"), {"username": editor.username, "password": "nope"})
+
+    assert response.status_code == 200
+    assert "Please enter a correct username and password" in response.text
+    assert f'value="{editor.username}"' in response.text
+
+
+def test_the_case_page_shows_the_article_and_every_claim(editor_client, first_case):
+    response = editor_client.get(first_case.get_absolute_url())
+
+    assert response.status_code == 200
+    assert "Where the speed actually comes from" in response.text
+    claims = list(first_case.claims.all())
+    for claim in claims:
+        assert f'id="claim-{claim.pk}"' in response.text
+        assert f'href="#claim-{claim.pk}"' in response.text
+    assert f"{len(claims)}</span> Draft" in response.text
+
+
+def test_the_case_page_takes_a_constant_number_of_queries(
+    editor_client, first_case, django_assert_max_num_queries
+):
+    with django_assert_max_num_queries(10):
+        response = editor_client.get(first_case.get_absolute_url())
+    assert response.status_code == 200
+
+
+def test_filtering_by_status_with_htmx_returns_only_the_claim_list(editor_client, first_case):
+    claim = first_case.claims.first()
+    Claim.objects.filter(pk=claim.pk).update(status=Claim.Status.WITHDRAWN)
+
+    response = editor_client.get(
+        first_case.get_absolute_url(), {"status": "withdrawn"}, headers={"HX-Request": "true"}
+    )
+
+    assert response.status_code == 200
+    assert response.text.lstrip().startswith('<div id="claim-list"')
+    assert "<html" not in response.text
+    assert f'id="claim-{claim.pk}"' in response.text
+    assert response.text.count('class="claim"') == 1
+
+
+def test_filtering_by_a_status_with_no_claims_says_so(editor_client, first_case):
+    response = editor_client.get(first_case.get_absolute_url(), {"status": "published"})
+
+    assert "No claims with this status" in response.text
+
+
+def test_an_unknown_status_filter_shows_all_claims(editor_client, first_case):
+    response = editor_client.get(first_case.get_absolute_url(), {"status": "bogus"})
+
+    assert response.text.count('class="claim"') == first_case.claims.count()
+
+
+def test_an_unknown_case_is_not_found(editor_client):
+    assert (
+        editor_client.get(reverse("claims:case_detail", args=["no-such-case"])).status_code == 404
+    )
+
+
+def test_the_case_list_is_empty_with_a_pointer_to_sources(editor_client):
+    response = editor_client.get(reverse("claims:case_list"))
+
+    assert "No cases yet" in response.text
+
+
+def test_the_source_list_shows_cited_sources_as_awaiting_upload(editor_client, first_case):
+    response = editor_client.get(reverse("sources:source_list"))
+
+    assert response.status_code == 200
+    assert "Together Compiler: Continual Compilation for AI Inference" in response.text
+    assert response.text.count("awaiting upload") == 4
+
+
+def test_a_source_without_versions_explains_that_it_awaits_upload(editor_client, first_case):
+    source = Source.objects.get(publisher="Unite.AI")
+
+    response = editor_client.get(source.get_absolute_url())
+
+    assert "Awaiting upload" in response.text
+
+
+def test_the_article_source_page_shows_its_text_and_digest(editor_client, first_case):
+    article = Source.objects.get(role=SourceRole.UNDER_CHECK)
+
+    response = editor_client.get(article.get_absolute_url())
+
+    version = article.versions.get()
+    assert version.sha256 in response.text
+    assert "Where the speed actually comes from" in response.text
+    assert 'class="quote-mark"' in response.text
+
+
+def test_my_reviews_lists_only_my_assignments(client, reviewer, first_case):
+    mine = ReviewAssignmentFactory(claim=first_case.claims.first(), reviewer=reviewer)
+    other = ReviewAssignmentFactory(claim=first_case.claims.last())
+    client.force_login(reviewer)
+
+    response = client.get(reverse("claims:my_reviews"))
+
+    assert mine.claim.statement[:60] in response.text
+    assert other.claim.statement[:60] not in response.text
+
+
+def test_my_reviews_has_an_empty_state(client, reviewer):
+    client.force_login(reviewer)
+
+    assert "Nothing to review" in client.get(reverse("claims:my_reviews")).text
+
+
+def test_the_public_corrections_log_shows_published_entries_only(client, first_case):
+    published = CorrectionFactory(
+        case=first_case,
+        status=Correction.Status.PUBLISHED,
+        published_at=timezone.now(),
+        what_was_wrong="Published wording",
+    )
+    CorrectionFactory(case=first_case, what_was_wrong="Draft wording")
+
+    response = client.get(reverse("claims:corrections_log"))
+
+    assert response.status_code == 200
+    assert "Published wording" in response.text
+    assert "Draft wording" not in response.text
+    assert f'id="correction-{published.pk}"' in response.text
+
+
+def test_the_corrections_log_has_an_empty_state(client, db):
+    assert "No corrections published" in client.get(reverse("claims:corrections_log")).text
+
+
+def test_pages_carry_the_navigation_and_vendored_htmx(editor_client, first_case):
+    response = editor_client.get(reverse("claims:case_list"))
+
+    for label in ("Cases", "Sources", "My reviews", "Corrections"):
+        assert f">{label}</a>" in response.text
+    assert "/static/vendor/htmx/htmx.min.js" in response.text
+    assert 'aria-current="page"' in response.text

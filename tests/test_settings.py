@@ -1,0 +1,92 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+
+
+def start_django(**environment):
+    """Run ``manage.py check`` in a fresh process with exactly these variables set."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in {"SECRET_KEY", "ALLOWED_HOSTS", "DEBUG", "DJANGO_SETTINGS_MODULE"}
+    }
+    env |= environment
+    return subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=PROJECT_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_with_debug_off_the_app_refuses_the_default_secret_key():
+    result = start_django(DEBUG="false", ALLOWED_HOSTS="factcheck.example.org")
+
+    assert result.returncode != 0
+    assert "SECRET_KEY is not set" in result.stderr
+    assert "set the SECRET_KEY environment variable" in result.stderr
+
+
+def test_with_debug_off_the_app_refuses_empty_allowed_hosts():
+    result = start_django(DEBUG="false", SECRET_KEY="x" * 50)
+
+    assert result.returncode != 0
+    assert "ALLOWED_HOSTS is empty" in result.stderr
+
+
+def test_with_debug_off_and_both_set_the_app_starts():
+    result = start_django(
+        DEBUG="false", SECRET_KEY="a-real-secret-" * 5, ALLOWED_HOSTS="factcheck.example.org"
+    )
+
+    assert result.returncode == 0, result.stderr
+
+
+def test_a_misspelt_boolean_is_refused_with_the_variable_named():
+    result = start_django(DEBUG="maybe")
+
+    assert result.returncode != 0
+    assert "DEBUG='maybe' is not a boolean" in result.stderr
+
+
+@pytest.mark.django_db
+def test_a_file_sqlite_database_runs_in_wal_mode_with_immediate_transactions(tmp_path):
+    if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
+        pytest.skip("this run uses PostgreSQL")
+    from django.db.backends.sqlite3.base import DatabaseWrapper
+
+    # The test database lives in memory, where SQLite has no WAL; open a file
+    # database with the very settings `make run` uses.
+    settings_dict = connection.settings_dict | {"NAME": tmp_path / "wal.sqlite3"}
+    file_connection = DatabaseWrapper(settings_dict, alias="wal-check")
+    try:
+        with file_connection.cursor() as cursor:
+            cursor.execute("PRAGMA journal_mode")
+            assert cursor.fetchone()[0] == "wal"
+            cursor.execute("PRAGMA busy_timeout")
+            assert cursor.fetchone()[0] == 20000
+            cursor.execute("PRAGMA foreign_keys")
+            assert cursor.fetchone()[0] == 1
+        assert file_connection.transaction_mode == "IMMEDIATE"
+    finally:
+        file_connection.close()
+
+
+@pytest.mark.django_db
+def test_postgresql_uses_the_psycopg_pool_without_persistent_connections():
+    if connection.vendor != "postgresql":
+        pytest.skip("this run uses SQLite")
+    assert settings.DATABASES["default"]["CONN_MAX_AGE"] == 0
+    assert connection.pool is not None
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+        assert cursor.fetchone() == (1,)
