@@ -188,25 +188,28 @@ SOURCE_UPLOAD_MAX_BYTES = int(os.environ.get("SOURCE_UPLOAD_MAX_BYTES", 25 * 102
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 
-# Mail: SMTP when SMTP_HOST is set, the console otherwise (development).
+# Mail goes through Django's MAILERS. In development without SMTP_HOST it is
+# printed to the console; in production it goes to SMTP_HOST, or to a local
+# mail transfer agent on localhost:25 when none is named.
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "factcheck@localhost")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
-if os.environ.get("SMTP_HOST"):
+if DEBUG and not os.environ.get("SMTP_HOST"):
+    MAILERS = {"default": {"BACKEND": "django.core.mail.backends.console.EmailBackend"}}
+else:
+    smtp_tls = env_bool("SMTP_USE_TLS", default=bool(os.environ.get("SMTP_HOST")))
     MAILERS = {
         "default": {
             "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
             "OPTIONS": {
-                "host": os.environ["SMTP_HOST"],
-                "port": int(os.environ.get("SMTP_PORT") or 587),
+                "host": os.environ.get("SMTP_HOST") or "localhost",
+                "port": int(os.environ.get("SMTP_PORT") or (587 if smtp_tls else 25)),
                 "username": os.environ.get("SMTP_USER", ""),
                 "password": os.environ.get("SMTP_PASSWORD", ""),
-                "use_tls": env_bool("SMTP_USE_TLS", default=True),
+                "use_tls": smtp_tls,
                 "timeout": 10,
             },
         }
     }
-else:
-    MAILERS = {"default": {"BACKEND": "django.core.mail.backends.console.EmailBackend"}}
 
 # Security. Secure cookies, HSTS and the HTTPS redirect follow DEBUG so that
 # the development server works over plain HTTP.

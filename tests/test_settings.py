@@ -90,3 +90,13 @@ def test_postgresql_uses_the_psycopg_pool_without_persistent_connections():
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1")
         assert cursor.fetchone() == (1,)
+
+
+def test_mail_goes_through_the_configured_mailers(mailoutbox):
+    from django.core import mail
+
+    mail.send_mail("Review requested", "Please review claim 3.", None, ["reviewer@example.invalid"])
+
+    assert "default" in settings.MAILERS
+    assert [message.subject for message in mailoutbox] == ["Review requested"]
+    assert mailoutbox[0].from_email == settings.DEFAULT_FROM_EMAIL
