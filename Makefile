@@ -5,7 +5,7 @@ VENV  := .venv
 PY    := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup run test lint format clean
+.PHONY: setup run test bench lint format clean
 
 $(STAMP): pyproject.toml scripts/find-python
 	@python=$$(PYTHON="$(PYTHON)" scripts/find-python) || exit 1; \
@@ -27,6 +27,11 @@ run: setup
 ## The whole test suite (SQLite by default; DATABASE_URL=postgres://… for PostgreSQL).
 test: setup
 	DEBUG=true $(PY) -m pytest $(PYTEST_ARGS)
+
+## Benchmarks: anchoring, re-anchoring against diff-match-patch, PDF extraction.
+bench: setup
+	$(PY) bench/anchoring.py
+	$(PY) bench/extraction.py
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -117,6 +117,11 @@ class Claim(models.Model):
         related_name="authored_claims",
     )
     version = models.PositiveIntegerField(default=1)
+    needs_attention = models.TextField(
+        blank=True,
+        help_text="Why the claim must be looked at again, such as a quotation it relies on "
+        "that changed or disappeared in a new version of its source.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     published_at = models.DateTimeField(null=True, blank=True)

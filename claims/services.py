@@ -3,6 +3,7 @@
 from django.db import transaction
 
 from claims.models import Case, Claim
+from factcheck import search
 from factcheck.audit import acting_user, record
 
 
@@ -40,4 +41,25 @@ def claim_create(*, case, quotation, statement, claimant="", rationale="", autho
         target=claim,
         changes={"statement": statement, "quotation": quotation.pk},
     )
+    index_claim(claim)
     return claim
+
+
+def index_claim(claim):
+    """Make the claim findable by its statement, claimant, quoted words and rationale."""
+    search.replace_entries(
+        kind="claim",
+        object_id=claim.pk,
+        passages=[
+            search.Passage(
+                title=claim.statement,
+                body="\n".join(
+                    part
+                    for part in (claim.claimant, claim.quotation.exact, claim.rationale)
+                    if part
+                ),
+                url=claim.get_absolute_url(),
+                location=str(claim.case),
+            )
+        ],
+    )

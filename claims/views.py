@@ -1,4 +1,4 @@
-from django.contrib.auth.decorators import login_not_required
+from django.contrib.auth.decorators import login_not_required, permission_required
 from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, render
 
@@ -17,11 +17,13 @@ REVIEWS_PER_PAGE = 25
 CORRECTIONS_PER_PAGE = 20
 
 
+@permission_required("claims.view_case", raise_exception=True)
 def case_list_view(request):
     page = Paginator(case_list(), CASES_PER_PAGE).get_page(request.GET.get("page"))
     return render(request, "claims/case_list.html", {"page": page})
 
 
+@permission_required("claims.view_case", raise_exception=True)
 def case_detail_view(request, slug):
     case = get_object_or_404(
         Case.objects.select_related("source_under_check", "lead_editor"), slug=slug

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from factcheck.models import AuditEvent
+from factcheck.models import AuditEvent, SearchEntry
 
 
 @admin.register(AuditEvent)
@@ -20,4 +20,19 @@ class AuditEventAdmin(admin.ModelAdmin):
         return False
 
     def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(SearchEntry)
+class SearchEntryAdmin(admin.ModelAdmin):
+    """The search index, for inspection; the apps write it."""
+
+    list_display = ["kind", "object_id", "title", "location"]
+    list_filter = ["kind"]
+    search_fields = ["title", "body"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
         return False

@@ -7,6 +7,7 @@ NAVIGATION = [
     ("Sources", "sources:source_list"),
     ("My reviews", "claims:my_reviews"),
     ("Corrections", "claims:corrections_log"),
+    ("Search", "search"),
 ]
 
 

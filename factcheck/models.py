@@ -52,3 +52,29 @@ class AuditEvent(models.Model):
 
     def delete(self, *args, **kwargs):
         raise AppendOnlyError("Audit events are append-only and cannot be deleted.")
+
+
+class SearchEntry(models.Model):
+    """
+    One searchable passage: a chunk of a source's text or a claim.
+
+    Written through ``factcheck.search`` by the apps that own the content. The
+    full-text index lives beside this table: an FTS5 table kept in step by
+    triggers on SQLite, a GIN index on PostgreSQL (migration 0004).
+    """
+
+    kind = models.CharField(max_length=20)
+    object_id = models.PositiveBigIntegerField()
+    title = models.CharField(max_length=500)
+    body = models.TextField()
+    url = models.CharField(max_length=500)
+    location = models.CharField(max_length=100, blank=True)
+    position = models.PositiveIntegerField(default=0, help_text="Order within the object.")
+
+    class Meta:
+        ordering = ["kind", "object_id", "position"]
+        indexes = [models.Index(fields=["kind", "object_id"])]
+        verbose_name_plural = "search entries"
+
+    def __str__(self):
+        return f"{self.kind} {self.object_id}: {self.title}"

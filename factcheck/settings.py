@@ -185,8 +185,13 @@ STORAGES = {
 
 # Upload limits. Large files are streamed to disk by Django's upload handlers.
 SOURCE_UPLOAD_MAX_BYTES = int(os.environ.get("SOURCE_UPLOAD_MAX_BYTES", 25 * 1024 * 1024))
+# Text extraction runs in a child process held to these limits, so that a
+# hostile file can neither hang nor exhaust the worker.
+EXTRACTION_TIME_LIMIT_SECONDS = float(os.environ.get("EXTRACTION_TIME_LIMIT_SECONDS", 60))
+EXTRACTION_MEMORY_LIMIT_MB = int(os.environ.get("EXTRACTION_MEMORY_LIMIT_MB", 768))
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
-DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+# Pasted source text arrives as a form field, not a file: allow a long article.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024
 
 # Mail goes through Django's MAILERS. In development without SMTP_HOST it is
 # printed to the console; in production it goes to SMTP_HOST, or to a local

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from sources.models import Quotation, Source, SourceVersion
+from sources.models import Quotation, Reanchoring, Source, SourceVersion
 
 
 class SourceVersionInline(admin.TabularInline):
@@ -86,3 +86,28 @@ class QuotationAdmin(admin.ModelAdmin):
                 fresh.created_by,
             )
         super().save_model(request, obj, form, change)
+
+
+@admin.register(Reanchoring)
+class ReanchoringAdmin(admin.ModelAdmin):
+    """What re-anchoring made of each quotation; confirmation happens on the source page."""
+
+    list_display = ["quotation", "version", "status", "confirmed_by", "confirmed_at"]
+    list_filter = ["status", "confirmed_at"]
+    search_fields = ["quotation__exact", "new_quotation__exact", "version__source__title"]
+    list_select_related = ["quotation", "version__source", "confirmed_by"]
+    readonly_fields = [
+        "quotation",
+        "version",
+        "status",
+        "new_quotation",
+        "confirmed_by",
+        "confirmed_at",
+        "created_at",
+    ]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

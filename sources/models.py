@@ -123,6 +123,8 @@ class SourceVersion(models.Model):
         "uploaded_by_id",
         "uploaded_at",
     )
+    #: Fields written once by extraction and frozen when it is ready.
+    TEXT_FIELDS = ("extracted_text", "page_offsets", "sections")
 
     source = models.ForeignKey(Source, on_delete=models.PROTECT, related_name="versions")
     number = models.PositiveIntegerField(help_text="1 for the first upload, then 2, 3, …")
@@ -141,6 +143,14 @@ class SourceVersion(models.Model):
         blank=True,
         help_text="For PDFs: the offset in the extracted text where each page starts.",
     )
+    sections = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="For HTML: where the title, the page description and the body text lie "
+        "in the extracted text, as [{kind, start, end}].",
+    )
+    extractor = models.CharField(max_length=100, blank=True)
+    extracted_at = models.DateTimeField(null=True, blank=True)
     extraction_status = models.CharField(
         max_length=20, choices=ExtractionStatus, default=ExtractionStatus.PENDING
     )
@@ -206,6 +216,21 @@ class SourceVersion(models.Model):
     def is_ready(self):
         return self.extraction_status == self.ExtractionStatus.READY
 
+    @property
+    def is_settled(self):
+        """True once extraction has finished, whatever its outcome."""
+        return self.extraction_status not in {
+            self.ExtractionStatus.PENDING,
+            self.ExtractionStatus.EXTRACTING,
+        }
+
+    def section_at(self, offset):
+        """The kind of HTML section ("title", "description", "body") holding ``offset``."""
+        for section in self.sections:
+            if section["start"] <= offset < section["end"]:
+                return section["kind"]
+        return None
+
     def page_at(self, offset):
         """The 1-based page holding ``offset`` in the extracted text, or None if unpaged."""
         if not self.page_offsets:
@@ -215,7 +240,7 @@ class SourceVersion(models.Model):
     def _refuse_changes_to_frozen_fields(self):
         stored = (
             SourceVersion.objects.filter(pk=self.pk)
-            .values(*self.IMMUTABLE_FIELDS, "extracted_text", "page_offsets", "extraction_status")
+            .values(*self.IMMUTABLE_FIELDS, *self.TEXT_FIELDS, "extraction_status")
             .first()
         )
         if stored is None:
@@ -228,9 +253,8 @@ class SourceVersion(models.Model):
                 f"A saved source version cannot be changed (tried to change "
                 f"{', '.join(changed)}). Upload a new version instead."
             )
-        if stored["extraction_status"] == self.ExtractionStatus.READY and (
-            stored["extracted_text"] != self.extracted_text
-            or stored["page_offsets"] != self.page_offsets
+        if stored["extraction_status"] == self.ExtractionStatus.READY and any(
+            stored[field] != getattr(self, field) for field in self.TEXT_FIELDS
         ):
             raise ImmutableVersionError(
                 "The extracted text of a ready version cannot be changed: quotations "
@@ -285,6 +309,10 @@ class Quotation(models.Model):
         return f"“{text}”"
 
     def save(self, *args, **kwargs):
+        if not self._state.adding:
+            # Claims and sign-offs rely on these words: a quotation never changes.
+            # A new version of the source gets new quotations (re-anchoring).
+            raise ImmutableVersionError("A saved quotation cannot be changed.")
         self.check_matches_source()
         super().save(*args, **kwargs)
 
@@ -339,3 +367,74 @@ class Quotation(models.Model):
 
 def _shorten(text, limit=60):
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class AnchoringStatus(models.TextChoices):
+    UNCHANGED = "unchanged", "Unchanged"
+    MOVED = "moved", "Moved"
+    CHANGED = "changed", "Text changed"
+    ORPHANED = "orphaned", "Orphaned"
+
+
+class Reanchoring(models.Model):
+    """
+    What became of one quotation when a new version of its source arrived.
+
+    An exact match (unchanged or moved) gets a new quotation with the same
+    words. An approximate match (changed) gets a new quotation with the new
+    words, which a person must confirm before anything relies on it. Text that
+    is gone is orphaned and gets no new quotation.
+    """
+
+    Status = AnchoringStatus
+
+    quotation = models.ForeignKey(Quotation, on_delete=models.PROTECT, related_name="reanchorings")
+    version = models.ForeignKey(
+        SourceVersion,
+        on_delete=models.PROTECT,
+        related_name="reanchorings",
+        help_text="The new version the quotation was carried to.",
+    )
+    status = models.CharField(max_length=20, choices=AnchoringStatus)
+    new_quotation = models.ForeignKey(
+        Quotation,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="reanchored_from",
+    )
+    confirmed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    confirmed_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["version", "quotation__start", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["quotation", "version"], name="reanchoring_once_per_version"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(status__in=AnchoringStatus.values),
+                name="reanchoring_status_valid",
+            ),
+            models.CheckConstraint(
+                condition=(
+                    models.Q(status="orphaned", new_quotation__isnull=True)
+                    | (~models.Q(status="orphaned") & models.Q(new_quotation__isnull=False))
+                ),
+                name="reanchoring_orphan_has_no_quotation",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.quotation} → {self.get_status_display()} in {self.version}"
+
+    @property
+    def needs_confirmation(self):
+        return self.status == AnchoringStatus.CHANGED and self.confirmed_at is None

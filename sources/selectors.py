@@ -2,7 +2,8 @@
 
 from django.db.models import Count, Max
 
-from sources.models import Source
+from sources.highlighting import mark_spans
+from sources.models import AnchoringStatus, Source
 
 
 def source_list():
@@ -10,3 +11,36 @@ def source_list():
     return Source.objects.annotate(
         version_count=Count("versions"), last_upload=Max("versions__uploaded_at")
     ).order_by("title", "id")
+
+
+def source_reader(source):
+    """
+    Everything the source page shows: the versions, the current version's text
+    split into marked segments, its quotations, and what became of the previous
+    version's quotations when this one arrived.
+    """
+    versions = list(source.versions.select_related("uploaded_by").order_by("-number"))
+    current = versions[0] if versions else None
+    quotations, paragraphs, reanchorings = [], [], []
+    if current is not None:
+        quotations = list(current.quotations.select_related("created_by").order_by("start", "end"))
+        if current.is_ready:
+            paragraphs = mark_spans(
+                current.extracted_text, [(q.start, q.end, q) for q in quotations]
+            )
+        reanchorings = list(
+            current.reanchorings.select_related("quotation", "new_quotation", "confirmed_by")
+        )
+    summary = {status: 0 for status in AnchoringStatus.values}
+    for reanchoring in reanchorings:
+        summary[reanchoring.status] += 1
+    return {
+        "source": source,
+        "versions": versions,
+        "current": current,
+        "quotations": quotations,
+        "paragraphs": paragraphs,
+        "reanchorings": reanchorings,
+        "reanchoring_summary": summary,
+        "extracting": any(not version.is_settled for version in versions),
+    }

@@ -1,12 +1,27 @@
 """Writes for the sources app. Each function records what it did in the audit trail."""
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.db import transaction
 from django.db.models import Max
+from django.template.defaultfilters import filesizeformat
+from django.utils import timezone
 
+from factcheck import search
 from factcheck.audit import acting_user, record
-from sources.models import ExtractionStatus, MediaType, Quotation, Source, SourceVersion
+from sources import anchoring
+from sources.extraction import UnsupportedUpload, detect_media_type
+from sources.models import (
+    AnchoringStatus,
+    ExtractionStatus,
+    MediaType,
+    Quotation,
+    Reanchoring,
+    Source,
+    SourceVersion,
+)
+from sources.signals import quotations_reanchored, reanchoring_confirmed
 
 
 @transaction.atomic
@@ -20,22 +35,95 @@ def source_create(*, actor, title, **fields):
 
 
 @transaction.atomic
+def source_update(*, source, actor, **fields):
+    """Change a source's metadata (never its versions)."""
+    changes = {}
+    for name, value in fields.items():
+        old = getattr(source, name)
+        if old != value:
+            changes[name] = [old, value]
+            setattr(source, name, value)
+    if changes:
+        source.full_clean()
+        source.save()
+        record(actor=actor, action="source.update", target=source, changes=changes)
+    return source
+
+
+def check_upload(content, filename=""):
+    """
+    The media type of uploaded ``content``, decided from the bytes themselves;
+    ValidationError naming the reason when it cannot be accepted: empty, over
+    the size limit, of another type, or not decodable.
+    """
+    limit = settings.SOURCE_UPLOAD_MAX_BYTES
+    if len(content) > limit:
+        raise ValidationError(
+            f"The file is {filesizeformat(len(content))}, over the limit of "
+            f"{filesizeformat(limit)}.",
+            code="too_large",
+        )
+    try:
+        return detect_media_type(content, filename)
+    except UnsupportedUpload as error:
+        raise ValidationError(error.reason, code="unsupported") from error
+
+
+@transaction.atomic
+def source_version_upload(*, source, content, filename, actor):
+    """
+    Store uploaded ``content`` as the next version of ``source`` and queue its
+    text extraction. Returns ``(version, created)``: bytes the source already
+    has (same SHA-256) give back that version instead of a duplicate.
+    Raises ValidationError for content that cannot be accepted.
+    """
+    media_type = check_upload(content, filename)
+    existing = source.versions.filter(sha256=SourceVersion.digest(content)).first()
+    if existing:
+        return existing, False
+    version = _store_version(
+        source=source, content=content, media_type=media_type, filename=filename, actor=actor
+    )
+    # Enqueued in the same transaction: with the database backend the worker
+    # cannot see the task before the version it names is committed.
+    from sources.tasks import extract_source_version
+
+    extract_source_version.enqueue(version.pk)
+    return version, True
+
+
+@transaction.atomic
 def source_version_create_from_text(
     *, source, text, actor, media_type=MediaType.TEXT, original_filename=""
 ):
     """
     Store ``text`` as a new version of ``source`` whose extracted text is the text
-    itself, ready to quote at once. Returns ``(version, created)``: the same text
-    again gives back the existing version instead of a duplicate.
+    itself, ready to quote at once (used for seeding); quotations of the previous
+    version are carried over as after an extraction. Returns ``(version,
+    created)``; the same text again gives back the existing version.
     """
     content = text.encode("utf-8")
-    sha256 = SourceVersion.digest(content)
-    existing = source.versions.filter(sha256=sha256).first()
+    existing = source.versions.filter(sha256=SourceVersion.digest(content)).first()
     if existing:
         return existing, False
     if not text.strip():
         raise ValidationError("The text is empty: there is nothing to quote.", code="empty")
+    version = _store_version(
+        source=source,
+        content=content,
+        media_type=media_type,
+        filename=original_filename,
+        actor=actor,
+        extracted_text=text,
+        extraction_status=ExtractionStatus.READY,
+        extractor="utf-8",
+        extracted_at=timezone.now(),
+    )
+    version_reanchor(version=version)
+    return version, True
 
+
+def _store_version(*, source, content, media_type, filename, actor, **extraction):
     # Lock the source so that two uploads cannot both take the next number.
     Source.objects.select_for_update().filter(pk=source.pk).first()
     number = (source.versions.aggregate(last=Max("number"))["last"] or 0) + 1
@@ -44,21 +132,23 @@ def source_version_create_from_text(
         number=number,
         media_type=media_type,
         byte_size=len(content),
-        sha256=sha256,
-        original_filename=original_filename[:255],
-        extracted_text=text,
-        extraction_status=ExtractionStatus.READY,
+        sha256=SourceVersion.digest(content),
+        original_filename=(filename or "")[:255],
         uploaded_by=acting_user(actor),
+        **extraction,
     )
-    version.file.save(original_filename or "pasted.txt", ContentFile(content), save=False)
+    # The storage name comes from the digest (see version_upload_to), never the user.
+    version.file.save("upload", ContentFile(content), save=False)
     version.save()
+    if version.is_ready:
+        index_version_text(version)
     record(
         actor=actor,
         action="sourceversion.create",
         target=version,
-        changes={"sha256": sha256, "byte_size": len(content), "media_type": media_type},
+        changes={"sha256": version.sha256, "byte_size": len(content), "media_type": media_type},
     )
-    return version, True
+    return version
 
 
 def find_span(text, exact, occurrence=1):
@@ -96,3 +186,172 @@ def quotation_create(*, version, start, end, actor):
         changes={"start": start, "end": end, "exact": quotation.exact},
     )
     return quotation, True
+
+
+def _same_words(one, other):
+    return " ".join(one.split()) == " ".join(other.split())
+
+
+def quotation_create_from_selection(*, version, start, end, selected_text, actor):
+    """
+    Quote what a reader selected: ``start`` and ``end`` are code-point offsets
+    into the version's text, ``selected_text`` what the browser says was
+    selected. Both must agree with the stored text (white space aside, since a
+    browser renders paragraph breaks its own way) or the quotation is refused.
+    """
+    if not version.is_ready:
+        raise ValidationError("This version's text is not ready to quote yet.", code="not_ready")
+    text = version.extracted_text
+    if not (0 <= start < end <= len(text)):
+        raise ValidationError(
+            f"The selection {start}–{end} is outside the text ({len(text)} characters).",
+            code="offsets_out_of_range",
+        )
+    stored = text[start:end]
+    if not stored.strip():
+        raise ValidationError("The selection is only white space.", code="blank")
+    if not _same_words(stored, selected_text):
+        raise ValidationError(
+            f"The selection does not match the stored text at {start}–{end}: the text there "
+            f"reads “{stored[:80]}”. Reload the page and select again.",
+            code="selection_mismatch",
+        )
+    # A selection often catches a stray space at either end; quote the words.
+    start += len(stored) - len(stored.lstrip())
+    end -= len(stored) - len(stored.rstrip())
+    return quotation_create(version=version, start=start, end=end, actor=actor)
+
+
+@transaction.atomic
+def version_extraction_finish(*, version, result=None, status, error=""):
+    """
+    Record the outcome of extracting ``version``'s text: the text itself when
+    ``status`` is ready, else the reason it failed. Then carry the quotations of
+    the previous version over to this one.
+    """
+    version.extraction_status = status
+    version.extraction_error = error
+    version.extracted_at = timezone.now()
+    if result is not None:
+        version.extracted_text = result.text
+        version.page_offsets = result.page_offsets
+        version.sections = result.sections
+        version.extractor = result.extractor
+    version.save()
+    record(
+        actor=None,
+        action=f"sourceversion.extraction_{status}",
+        target=version,
+        changes={"error": error} if error else {"characters": len(version.extracted_text)},
+    )
+    if version.is_ready:
+        index_version_text(version)
+        version_reanchor(version=version)
+    return version
+
+
+def index_version_text(version):
+    """Make ``version``'s text the searchable text of its source (the latest version wins)."""
+    url = version.source.get_absolute_url()
+    search.replace_entries(
+        kind="source",
+        object_id=version.source_id,
+        passages=[
+            search.Passage(
+                title=str(version.source),
+                body=passage,
+                url=url,
+                location=(
+                    f"version {version.number}, p. {version.page_at(start)}"
+                    if version.page_offsets
+                    else f"version {version.number}, characters {start}–{start + len(passage)}"
+                ),
+            )
+            for start, passage in search.chunk_text(version.extracted_text)
+        ],
+    )
+
+
+def previous_ready_version(version):
+    return (
+        version.source.versions.filter(
+            number__lt=version.number, extraction_status=ExtractionStatus.READY
+        )
+        .order_by("-number")
+        .first()
+    )
+
+
+@transaction.atomic
+def version_reanchor(*, version):
+    """
+    Carry every quotation of the source's previous ready version to ``version``:
+    an exact match (prefix and suffix decide between repeats) becomes a new
+    quotation with the same words, an approximate match a new quotation with the
+    new words awaiting a person's confirmation, and text that is gone is
+    orphaned. Sends ``quotations_reanchored`` so that claims relying on changed
+    or orphaned quotations are flagged. Safe to run twice.
+    """
+    previous = previous_ready_version(version)
+    if previous is None or not version.is_ready:
+        return []
+    already = set(version.reanchorings.values_list("quotation_id", flat=True))
+    reanchorings = []
+    for quotation in previous.quotations.exclude(pk__in=already).order_by("start", "end"):
+        outcome = anchoring.reanchor(
+            previous.extracted_text,
+            version.extracted_text,
+            quotation.start,
+            quotation.end,
+            quotation.exact,
+            quotation.prefix,
+            quotation.suffix,
+        )
+        new_quotation = None
+        if outcome.status != AnchoringStatus.ORPHANED:
+            new_quotation, _created = quotation_create(
+                version=version, start=outcome.start, end=outcome.end, actor=None
+            )
+        reanchorings.append(
+            Reanchoring.objects.create(
+                quotation=quotation,
+                version=version,
+                status=outcome.status,
+                new_quotation=new_quotation,
+            )
+        )
+    if reanchorings:
+        counts = {}
+        for reanchoring in reanchorings:
+            counts[reanchoring.status] = counts.get(reanchoring.status, 0) + 1
+        record(actor=None, action="sourceversion.reanchor", target=version, changes=counts)
+        quotations_reanchored.send(sender=Reanchoring, version=version, reanchorings=reanchorings)
+    return reanchorings
+
+
+@transaction.atomic
+def reanchoring_confirm(*, reanchoring, actor):
+    """
+    A person confirms that a changed quotation's new words are the passage that
+    was quoted, so that claims may rely on the new quotation.
+    """
+    if reanchoring.status != AnchoringStatus.CHANGED:
+        raise ValidationError(
+            "Only a quotation whose text changed needs confirming.", code="not_changed"
+        )
+    if reanchoring.confirmed_at is not None:
+        return reanchoring
+    reanchoring.confirmed_by = acting_user(actor)
+    reanchoring.confirmed_at = timezone.now()
+    reanchoring.save(update_fields=["confirmed_by", "confirmed_at"])
+    record(
+        actor=actor,
+        action="reanchoring.confirm",
+        target=reanchoring,
+        changes={
+            "old_exact": reanchoring.quotation.exact,
+            "new_exact": reanchoring.new_quotation.exact,
+        },
+    )
+    reanchoring_confirmed.send(sender=Reanchoring, reanchoring=reanchoring, actor=actor)
+    return reanchoring

@@ -1,28 +1,202 @@
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import permission_required
+from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.shortcuts import get_object_or_404, render
+from django.db import transaction
+from django.http import FileResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.text import slugify
+from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseClientRedirect
 
-from sources.highlighting import mark_spans
-from sources.models import Source
-from sources.selectors import source_list
+from sources import anchoring
+from sources.forms import QuoteFinderForm, SelectionForm, SourceForm, UploadForm
+from sources.models import Reanchoring, Source, SourceVersion
+from sources.selectors import source_list, source_reader
+from sources.services import (
+    quotation_create_from_selection,
+    reanchoring_confirm,
+    source_create,
+    source_version_upload,
+)
 
 SOURCES_PER_PAGE = 25
+FINDER_CONTEXT_CHARS = 60
 
 
+def upload_form(data=None, files=None, **kwargs):
+    return UploadForm(data, files, max_bytes=settings.SOURCE_UPLOAD_MAX_BYTES, **kwargs)
+
+
+def redirect_to(request, url):
+    """A redirect that htmx follows as a full page load."""
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+
+
+@permission_required("sources.view_source", raise_exception=True)
 def source_list_view(request):
     page = Paginator(source_list(), SOURCES_PER_PAGE).get_page(request.GET.get("page"))
     return render(request, "sources/source_list.html", {"page": page})
 
 
+@permission_required("sources.add_source", raise_exception=True)
+def source_create_view(request):
+    if request.method == "POST":
+        form = SourceForm(request.POST)
+        upload = upload_form(request.POST, request.FILES, require_document=False)
+        if form.is_valid() and upload.is_valid():
+            with transaction.atomic():
+                source = source_create(actor=request.user, **form.cleaned_data)
+                if upload.cleaned_data["content"] is not None:
+                    source_version_upload(
+                        source=source,
+                        content=upload.cleaned_data["content"],
+                        filename=upload.cleaned_data["filename"],
+                        actor=request.user,
+                    )
+            messages.success(request, f"Source “{source}” registered.")
+            return redirect_to(request, source.get_absolute_url())
+        status = 422
+    else:
+        form, upload, status = SourceForm(), upload_form(require_document=False), 200
+    context = {"form": form, "upload": upload}
+    template = (
+        "sources/source_form.html#source-form" if request.htmx else "sources/source_form.html"
+    )
+    return render(request, template, context, status=status)
+
+
+@permission_required("sources.view_source", raise_exception=True)
 def source_detail_view(request, pk):
     source = get_object_or_404(Source, pk=pk)
-    versions = list(source.versions.select_related("uploaded_by").order_by("-number"))
-    current = versions[0] if versions else None
-    paragraphs = []
-    if current and current.is_ready:
-        spans = current.quotations.values_list("start", "end", "pk")
-        paragraphs = mark_spans(current.extracted_text, spans)
-    return render(
-        request,
-        "sources/source_detail.html",
-        {"source": source, "versions": versions, "current": current, "paragraphs": paragraphs},
+    context = source_reader(source)
+    if request.htmx and request.htmx.target == "version-panel":
+        return render(request, "sources/source_detail.html#version-panel", context)
+    context |= {"upload": upload_form(), "finder": QuoteFinderForm()}
+    return render(request, "sources/source_detail.html", context)
+
+
+@require_POST
+@permission_required("sources.add_sourceversion", raise_exception=True)
+def version_upload_view(request, pk):
+    source = get_object_or_404(Source, pk=pk)
+    upload = upload_form(request.POST, request.FILES)
+    if upload.is_valid():
+        version, created = source_version_upload(
+            source=source,
+            content=upload.cleaned_data["content"],
+            filename=upload.cleaned_data["filename"],
+            actor=request.user,
+        )
+        if created:
+            messages.success(request, f"Version {version.number} uploaded; extracting its text.")
+        else:
+            messages.info(
+                request,
+                f"These exact bytes are already version {version.number} (same SHA-256); "
+                "no new version was made.",
+            )
+        return redirect_to(request, source.get_absolute_url() + f"#version-{version.number}")
+    context = source_reader(source) | {"upload": upload, "finder": QuoteFinderForm()}
+    template = (
+        "sources/source_detail.html#upload-form" if request.htmx else "sources/source_detail.html"
     )
+    return render(request, template, context, status=422)
+
+
+@require_POST
+@permission_required("sources.add_quotation", raise_exception=True)
+def quotation_create_view(request, pk, number):
+    version = get_object_or_404(SourceVersion, source_id=pk, number=number)
+    form = SelectionForm(request.POST)
+    error = None
+    quotation = None
+    if form.is_valid():
+        try:
+            quotation, _created = quotation_create_from_selection(
+                version=version,
+                start=form.cleaned_data["start"],
+                end=form.cleaned_data["end"],
+                selected_text=form.cleaned_data["selected_text"],
+                actor=request.user,
+            )
+        except ValidationError as invalid:
+            error = " ".join(invalid.messages)
+    else:
+        error = "The selection was incomplete: select a passage of the text, then press Quote."
+    context = source_reader(version.source) | {"quote_error": error, "new_quotation": quotation}
+    if request.htmx:
+        return render(
+            request,
+            "sources/source_detail.html#version-panel",
+            context,
+            status=422 if error else 200,
+        )
+    if error:
+        messages.error(request, error)
+    else:
+        messages.success(request, f"Quoted {quotation}.")
+    return redirect(version.source.get_absolute_url())
+
+
+@permission_required("sources.view_source", raise_exception=True)
+def quote_finder_view(request, pk, number):
+    version = get_object_or_404(
+        SourceVersion, source_id=pk, number=number, extraction_status="ready"
+    )
+    finder = QuoteFinderForm(request.GET)
+    context = {"version": version, "finder": finder, "searched": False}
+    if finder.is_valid():
+        passage = finder.cleaned_data["q"]
+        text = version.extracted_text
+        occurrences = [
+            {
+                "start": start,
+                "end": start + len(passage),
+                "before": text[max(0, start - FINDER_CONTEXT_CHARS) : start],
+                "exact": passage,
+                "after": text[start + len(passage) : start + len(passage) + FINDER_CONTEXT_CHARS],
+                "page": version.page_at(start),
+            }
+            for start in anchoring.find_occurrences(text, passage)[:50]
+        ]
+        context |= {
+            "searched": True,
+            "occurrences": occurrences,
+            "closest": [] if occurrences else anchoring.closest_passages(text, passage, limit=3),
+        }
+    template = "sources/source_detail.html#finder-results"
+    if not request.htmx:
+        context |= source_reader(version.source) | {"upload": upload_form()}
+        template = "sources/source_detail.html"
+    return render(request, template, context)
+
+
+@require_POST
+@permission_required("sources.add_quotation", raise_exception=True)
+def reanchoring_confirm_view(request, pk, reanchoring_pk):
+    reanchoring = get_object_or_404(Reanchoring, pk=reanchoring_pk, version__source_id=pk)
+    reanchoring_confirm(reanchoring=reanchoring, actor=request.user)
+    messages.success(request, f"Confirmed the new wording {reanchoring.new_quotation}.")
+    context = source_reader(reanchoring.version.source)
+    if request.htmx:
+        return render(request, "sources/source_detail.html#version-panel", context)
+    return redirect(reanchoring.version.source.get_absolute_url())
+
+
+@permission_required("sources.view_sourceversion", raise_exception=True)
+def version_download_view(request, pk, number):
+    """The original file, only ever as an attachment that the browser will not run."""
+    version = get_object_or_404(SourceVersion, source_id=pk, number=number)
+    extension = SourceVersion.EXTENSIONS.get(version.media_type, "bin")
+    filename = f"{slugify(version.source.title)[:80] or 'source'}-v{version.number}.{extension}"
+    response = FileResponse(
+        version.file.open("rb"),
+        as_attachment=True,
+        filename=filename,
+        content_type="application/octet-stream",
+    )
+    response["Content-Security-Policy"] = "sandbox; default-src 'none'"
+    response["X-Content-Type-Options"] = "nosniff"
+    return response

@@ -3,8 +3,9 @@ from django.contrib import admin
 from django.urls import reverse
 from django_tasks_db.models import DBTaskResult
 
-from factcheck.models import AuditEvent
-from sources.models import SourceVersion
+from factcheck.models import AuditEvent, SearchEntry
+from sources.models import Reanchoring, SourceVersion
+from sources.services import source_version_create_from_text
 from tests.factories import (
     CorrectionFactory,
     EvidenceFactory,
@@ -14,8 +15,9 @@ from tests.factories import (
 )
 
 #: Models whose rows only the app's own service functions create: the audit
-#: trail (append-only) and source versions (uploads go through extraction).
-ADD_DISABLED = {AuditEvent, SourceVersion, DBTaskResult}
+#: trail (append-only), source versions (uploads go through extraction), what
+#: re-anchoring made, the search index and the task queue.
+ADD_DISABLED = {AuditEvent, SourceVersion, DBTaskResult, SearchEntry, Reanchoring}
 
 REGISTERED = sorted(admin.site._registry, key=lambda model: model._meta.label)
 
@@ -26,6 +28,10 @@ def admin_client(client, db, first_case):
     EvidenceFactory(claim=claim, quotation=QuotationFactory())
     ReviewAssignmentFactory(claim=claim)
     CorrectionFactory(case=first_case, claim=claim)
+    carried = QuotationFactory(exact="1,111 tokens per second")
+    source_version_create_from_text(
+        source=carried.version.source, text="It reached 1,111 tokens per second.", actor=None
+    )
     client.force_login(UserFactory(username="root", is_staff=True, is_superuser=True))
     return client
 

@@ -1,7 +1,8 @@
 """
 Guard a source version's uploaded content in the database: an UPDATE that
 changes the file, media type, size, digest, number, source, uploader or upload
-time, or that changes the text of a version whose extraction is ready, is
+time, or that changes the text, page offsets or sections of a version whose
+extraction is ready, is
 refused by a trigger on SQLite and PostgreSQL.
 """
 
@@ -30,7 +31,8 @@ SQLITE_FORWARD = [
     WHEN {sqlite_changed}
         OR (OLD.extraction_status = 'ready' AND (
             OLD.extracted_text IS NOT NEW.extracted_text
-            OR OLD.page_offsets IS NOT NEW.page_offsets))
+            OR OLD.page_offsets IS NOT NEW.page_offsets
+            OR OLD.sections IS NOT NEW.sections))
     BEGIN
         SELECT RAISE(ABORT, '{MESSAGE}');
     END
@@ -49,7 +51,8 @@ POSTGRESQL_FORWARD = [
         IF {postgresql_changed}
             OR (OLD.extraction_status = 'ready' AND (
                 NEW.extracted_text IS DISTINCT FROM OLD.extracted_text
-                OR NEW.page_offsets IS DISTINCT FROM OLD.page_offsets))
+                OR NEW.page_offsets IS DISTINCT FROM OLD.page_offsets
+                OR NEW.sections IS DISTINCT FROM OLD.sections))
         THEN
             RAISE EXCEPTION '{MESSAGE}';
         END IF;

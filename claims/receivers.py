@@ -1,0 +1,63 @@
+"""How claims react to changes in the sources they quote."""
+
+from django.db.models import Q
+from django.dispatch import receiver
+
+from claims.models import Claim, Evidence
+from factcheck.audit import record
+from sources.models import AnchoringStatus
+from sources.signals import quotations_reanchored, reanchoring_confirmed
+
+
+@receiver(quotations_reanchored)
+def follow_reanchored_quotations(sender, version, reanchorings, **kwargs):
+    """
+    Claims follow their quotations to a new version of the source. Quotations
+    found word for word are followed at once; a claim relying on one whose text
+    changed (until a person confirms it) or that is gone is flagged for review.
+    """
+    for reanchoring in reanchorings:
+        if reanchoring.status in {AnchoringStatus.UNCHANGED, AnchoringStatus.MOVED}:
+            repoint_quotation(reanchoring.quotation, reanchoring.new_quotation)
+            continue
+        if reanchoring.status == AnchoringStatus.CHANGED:
+            reason = (
+                f"The text quoted from “{version.source}” changed in version {version.number}: "
+                f"it read “{reanchoring.quotation.exact}” and now reads "
+                f"“{reanchoring.new_quotation.exact}”. Confirm the new wording on the source page."
+            )
+        else:
+            reason = (
+                f"The text quoted from “{version.source}” is no longer in version "
+                f"{version.number}: “{reanchoring.quotation.exact}”."
+            )
+        for claim in claims_relying_on(reanchoring.quotation):
+            flag_claim(claim, reason)
+
+
+@receiver(reanchoring_confirmed)
+def follow_confirmed_quotation(sender, reanchoring, actor, **kwargs):
+    """Once a person confirms a changed quotation, its claims rely on the new words."""
+    repoint_quotation(reanchoring.quotation, reanchoring.new_quotation)
+
+
+def claims_relying_on(quotation):
+    return Claim.objects.filter(
+        Q(quotation=quotation) | Q(evidence__quotation=quotation)
+    ).distinct()
+
+
+def repoint_quotation(old, new):
+    Claim.objects.filter(quotation=old).update(quotation=new)
+    # A claim may already cite the new quotation; keep one piece of evidence.
+    already = Evidence.objects.filter(quotation=new).values("claim")
+    Evidence.objects.filter(quotation=old).exclude(claim__in=already).update(quotation=new)
+
+
+def flag_claim(claim, reason):
+    """Mark ``claim`` as needing review, saying why (the audit trail keeps each reason)."""
+    reasons = [line for line in claim.needs_attention.splitlines() if line]
+    if reason not in reasons:
+        reasons.append(reason)
+    Claim.objects.filter(pk=claim.pk).update(needs_attention="\n".join(reasons))
+    record(actor=None, action="claim.flag", target=claim, changes={"reason": reason})

@@ -1,0 +1,169 @@
+"""
+Full-text search across sources' text and claims, behind one function.
+
+The apps that own content write passages with ``replace_entries``; ``search``
+finds them with the database's own full-text engine: SQLite's FTS5 (an
+external-content table kept in step by triggers) or PostgreSQL's text search
+(a GIN index on ``to_tsvector('english', title || ' ' || body)``). Snippets
+come back as safe HTML: the passage escaped, the matches in ``<mark>``.
+"""
+
+import re
+from dataclasses import dataclass
+
+from django.db import connection, transaction
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
+
+from factcheck.models import SearchEntry
+
+# Control characters that never occur in stored text (extraction strips them),
+# so they can mark matches in a snippet before it is escaped.
+MATCH_START, MATCH_END = "\x02", "\x03"
+SNIPPET_WORDS = 28
+WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass
+class Passage:
+    title: str
+    body: str
+    url: str
+    location: str = ""
+
+
+@dataclass
+class Hit:
+    kind: str
+    object_id: int
+    title: str
+    url: str
+    location: str
+    snippet: str
+
+
+@transaction.atomic
+def replace_entries(*, kind, object_id, passages):
+    """Make ``passages`` the searchable text of the object (``kind``, ``object_id``)."""
+    SearchEntry.objects.filter(kind=kind, object_id=object_id).delete()
+    SearchEntry.objects.bulk_create(
+        SearchEntry(
+            kind=kind,
+            object_id=object_id,
+            title=passage.title[:500],
+            body=passage.body,
+            url=passage.url[:500],
+            location=passage.location[:100],
+            position=position,
+        )
+        for position, passage in enumerate(passages)
+    )
+
+
+def chunk_text(text, size=1200):
+    """
+    Split ``text`` into passages of about ``size`` characters, cut at paragraph
+    or sentence ends where possible. Yields ``(start, passage)``.
+    """
+    start = 0
+    while start < len(text):
+        end = min(len(text), start + size)
+        if end < len(text):
+            window = text[start + size // 2 : end]
+            cut = max(window.rfind("\n"), window.rfind(". "))
+            if cut != -1:
+                end = start + size // 2 + cut + 1
+        passage = text[start:end]
+        if passage.strip():
+            yield start, passage
+        start = end
+
+
+class SearchResults:
+    """A lazily counted, sliceable result list, so Django's Paginator can page it."""
+
+    def __init__(self, query):
+        self.query = query
+        self.terms = WORD.findall(query)
+        self._count = None
+
+    def count(self):
+        if self._count is None:
+            self._count = _count(self.terms) if self.terms else 0
+        return self._count
+
+    def __len__(self):
+        return self.count()
+
+    def __getitem__(self, window):
+        if not isinstance(window, slice):
+            raise TypeError("Search results are read a page at a time.")
+        if not self.terms:
+            return []
+        return _fetch(self.terms, window.start or 0, window.stop - (window.start or 0))
+
+
+def search(query):
+    """Passages matching every word of ``query``, best first (use with a Paginator)."""
+    return SearchResults(query)
+
+
+def _sqlite_match(terms):
+    # Each word a quoted string: the user's text is never FTS5 query syntax.
+    return " ".join('"' + term.replace('"', '""') + '"' for term in terms)
+
+
+def _count(terms):
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                "SELECT count(*) FROM factcheck_searchentry "
+                "WHERE to_tsvector('english', title || ' ' || body) "
+                "@@ plainto_tsquery('english', %s)",
+                [" ".join(terms)],
+            )
+        else:
+            cursor.execute(
+                "SELECT count(*) FROM factcheck_searchentry_fts WHERE factcheck_searchentry_fts "
+                "MATCH %s",
+                [_sqlite_match(terms)],
+            )
+        return cursor.fetchone()[0]
+
+
+def _fetch(terms, offset, limit):
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                "SELECT e.kind, e.object_id, e.title, e.url, e.location, ts_headline('english', "
+                "e.body, q, %s) FROM factcheck_searchentry e, plainto_tsquery('english', %s) q "
+                "WHERE to_tsvector('english', e.title || ' ' || e.body) @@ q "
+                "ORDER BY ts_rank(to_tsvector('english', e.title || ' ' || e.body), q) DESC, e.id "
+                "LIMIT %s OFFSET %s",
+                [
+                    f"StartSel={MATCH_START}, StopSel={MATCH_END}, MaxWords={SNIPPET_WORDS}, "
+                    'MinWords=12, MaxFragments=2, FragmentDelimiter=" … "',
+                    " ".join(terms),
+                    limit,
+                    offset,
+                ],
+            )
+        else:
+            cursor.execute(
+                "SELECT e.kind, e.object_id, e.title, e.url, e.location, "
+                "snippet(factcheck_searchentry_fts, 1, %s, %s, '…', %s) "
+                "FROM factcheck_searchentry_fts JOIN factcheck_searchentry e "
+                "ON e.id = factcheck_searchentry_fts.rowid "
+                "WHERE factcheck_searchentry_fts MATCH %s ORDER BY rank, e.id LIMIT %s OFFSET %s",
+                [MATCH_START, MATCH_END, SNIPPET_WORDS, _sqlite_match(terms), limit, offset],
+            )
+        rows = cursor.fetchall()
+    return [
+        Hit(kind, object_id, title, url, location, _safe_snippet(snippet))
+        for kind, object_id, title, url, location, snippet in rows
+    ]
+
+
+def _safe_snippet(snippet):
+    escaped = escape(snippet)
+    return mark_safe(escaped.replace(MATCH_START, "<mark>").replace(MATCH_END, "</mark>"))

@@ -1,0 +1,19 @@
+from django.contrib.auth.decorators import permission_required
+from django.core.paginator import Paginator
+from django.shortcuts import render
+
+from factcheck.search import search
+
+RESULTS_PER_PAGE = 20
+
+
+@permission_required("sources.view_source", raise_exception=True)
+def search_view(request):
+    query = request.GET.get("q", "").strip()[:200]
+    page = None
+    if query:
+        page = Paginator(search(query), RESULTS_PER_PAGE).get_page(request.GET.get("page"))
+    context = {"query": query, "page": page}
+    if request.htmx:
+        return render(request, "search.html#results", context)
+    return render(request, "search.html", context)

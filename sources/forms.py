@@ -1,0 +1,107 @@
+from django import forms
+from django.core.exceptions import ValidationError
+from django.template.defaultfilters import filesizeformat
+
+from sources.models import Source
+from sources.services import check_upload
+
+
+class SourceForm(forms.ModelForm):
+    class Meta:
+        model = Source
+        fields = [
+            "title",
+            "publisher",
+            "authors",
+            "url",
+            "published_on",
+            "accessed_on",
+            "role",
+            "notes",
+        ]
+        widgets = {
+            "published_on": forms.DateInput(attrs={"type": "date"}),
+            "accessed_on": forms.DateInput(attrs={"type": "date"}),
+            "notes": forms.Textarea(attrs={"rows": 3}),
+        }
+
+
+class UploadForm(forms.Form):
+    """
+    A document for a source: a file (PDF, HTML, text or Markdown) or pasted
+    text. Its type is decided from its bytes, never from its name.
+    """
+
+    file = forms.FileField(
+        required=False,
+        label="File",
+        help_text="PDF, HTML, plain text or Markdown. The type is read from the file itself.",
+    )
+    pasted_text = forms.CharField(
+        required=False,
+        label="Or paste the text",
+        widget=forms.Textarea(attrs={"rows": 6}),
+        strip=False,
+    )
+
+    def __init__(self, *args, max_bytes, require_document=True, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.max_bytes = max_bytes
+        self.require_document = require_document
+        self.fields["file"].help_text += f" Up to {filesizeformat(max_bytes)}."
+
+    def clean(self):
+        cleaned = super().clean()
+        upload = cleaned.get("file")
+        pasted = cleaned.get("pasted_text") or ""
+        if upload and pasted.strip():
+            raise ValidationError("Choose a file or paste text, not both.", code="both")
+        if upload:
+            if upload.size > self.max_bytes:
+                # Refused before reading: the size is known from the upload itself.
+                self.add_error(
+                    "file",
+                    ValidationError(
+                        f"The file is {filesizeformat(upload.size)}, over the limit of "
+                        f"{filesizeformat(self.max_bytes)}.",
+                        code="too_large",
+                    ),
+                )
+                return cleaned
+            content = upload.read()
+            filename = upload.name
+            field = "file"
+        elif pasted.strip():
+            content = pasted.encode("utf-8")
+            filename = "pasted.txt"
+            field = "pasted_text"
+        else:
+            if self.require_document:
+                raise ValidationError("Choose a file to upload or paste the text.", code="empty")
+            cleaned["content"] = None
+            return cleaned
+        try:
+            check_upload(content, filename)
+        except ValidationError as error:
+            self.add_error(field, error)
+            return cleaned
+        cleaned["content"] = content
+        cleaned["filename"] = filename
+        return cleaned
+
+
+class QuoteFinderForm(forms.Form):
+    q = forms.CharField(
+        label="Find a passage",
+        widget=forms.Textarea(
+            attrs={"rows": 3, "placeholder": "Paste the words you want to quote"}
+        ),
+        max_length=5000,
+        strip=True,
+    )
+
+
+class SelectionForm(forms.Form):
+    start = forms.IntegerField(min_value=0)
+    end = forms.IntegerField(min_value=1)
+    selected_text = forms.CharField(strip=False, max_length=200_000)

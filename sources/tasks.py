@@ -1,0 +1,44 @@
+"""Background tasks of the sources app (Django's tasks framework)."""
+
+from django.conf import settings
+from django.tasks import task
+
+from sources.extraction import ExtractionFailed, NoExtractableText, extract_text
+from sources.models import ExtractionStatus, SourceVersion
+from sources.services import version_extraction_finish
+
+
+@task
+def extract_source_version(version_id):
+    """
+    Extract the text of an uploaded version in a child process with a time limit
+    and a memory cap, and record the outcome on the version. A version that has
+    already been extracted is left alone, so a task run twice does no harm.
+    """
+    version = SourceVersion.objects.get(pk=version_id)
+    if version.is_settled:
+        return version.extraction_status
+    SourceVersion.objects.filter(pk=version.pk, extraction_status=ExtractionStatus.PENDING).update(
+        extraction_status=ExtractionStatus.EXTRACTING
+    )
+    version.extraction_status = ExtractionStatus.EXTRACTING
+    with version.file.open("rb") as stored:
+        content = stored.read()
+    try:
+        result = extract_text(
+            content,
+            version.media_type,
+            time_limit=settings.EXTRACTION_TIME_LIMIT_SECONDS,
+            memory_limit_mb=settings.EXTRACTION_MEMORY_LIMIT_MB,
+        )
+    except NoExtractableText as error:
+        version_extraction_finish(
+            version=version, status=ExtractionStatus.NO_TEXT, error=error.reason
+        )
+    except ExtractionFailed as error:
+        version_extraction_finish(
+            version=version, status=ExtractionStatus.FAILED, error=error.reason
+        )
+    else:
+        version_extraction_finish(version=version, result=result, status=ExtractionStatus.READY)
+    return version.extraction_status

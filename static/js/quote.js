@@ -1,0 +1,96 @@
+// Turns a text selection in the source reader into the code-point offsets the
+// server stores. Each rendered segment carries data-start, its offset in the
+// stored text; the browser counts UTF-16 units, so characters outside the
+// Basic Multilingual Plane (emoji) are counted as one code point here, as
+// Python does.
+(function () {
+  "use strict";
+
+  function codePoints(text) {
+    let count = 0;
+    for (const _ of text) count += 1;
+    return count;
+  }
+
+  function segments(reader) {
+    return Array.from(reader.querySelectorAll("[data-start]"));
+  }
+
+  function segmentLength(segment) {
+    return codePoints(segment.textContent);
+  }
+
+  // The stored-text offset of a selection boundary (container, offset).
+  function boundaryIndex(reader, container, offset) {
+    if (container.nodeType === Node.TEXT_NODE) {
+      const segment = container.parentElement.closest("[data-start]");
+      if (!segment || !reader.contains(segment)) return null;
+      return Number(segment.dataset.start) + codePoints(container.data.slice(0, offset));
+    }
+    const own = container.closest && container.closest("[data-start]");
+    if (own && reader.contains(own)) {
+      return Number(own.dataset.start) + (offset === 0 ? 0 : segmentLength(own));
+    }
+    // A boundary between elements: the next segment's start, or the end of the last one.
+    const all = segments(reader);
+    const marker = container.childNodes[offset];
+    for (const segment of all) {
+      if (marker ? marker === segment || marker.contains(segment) ||
+                   (marker.compareDocumentPosition(segment) & Node.DOCUMENT_POSITION_FOLLOWING)
+                 : container.compareDocumentPosition(segment) & Node.DOCUMENT_POSITION_FOLLOWING) {
+        return Number(segment.dataset.start);
+      }
+    }
+    const last = all[all.length - 1];
+    return last ? Number(last.dataset.start) + segmentLength(last) : null;
+  }
+
+  // The stored text between two offsets, rebuilt from the segments.
+  function textBetween(reader, start, end) {
+    let text = "";
+    let previousParagraph = null;
+    for (const segment of segments(reader)) {
+      const segmentStart = Number(segment.dataset.start);
+      const characters = Array.from(segment.textContent);
+      const segmentEnd = segmentStart + characters.length;
+      if (segmentEnd <= start || segmentStart >= end) continue;
+      if (previousParagraph && segment.parentElement !== previousParagraph) text += "\n";
+      previousParagraph = segment.parentElement;
+      text += characters.slice(Math.max(0, start - segmentStart), end - segmentStart).join("");
+    }
+    return text;
+  }
+
+  function update() {
+    const form = document.querySelector("[data-quote-form]");
+    const reader = document.querySelector("[data-quote-reader]");
+    if (!form || !reader) return;
+    const button = form.querySelector("[data-quote-button]");
+    const preview = form.querySelector("[data-quote-preview]");
+    const selection = document.getSelection();
+    let start = null;
+    let end = null;
+    if (selection && selection.rangeCount && !selection.isCollapsed) {
+      const range = selection.getRangeAt(0);
+      if (reader.contains(range.commonAncestorContainer) || range.commonAncestorContainer === reader) {
+        start = boundaryIndex(reader, range.startContainer, range.startOffset);
+        end = boundaryIndex(reader, range.endContainer, range.endOffset);
+      }
+    }
+    if (start === null || end === null || end <= start) {
+      button.disabled = true;
+      preview.textContent = "Nothing selected.";
+      return;
+    }
+    const text = textBetween(reader, start, end);
+    form.querySelector("[data-quote-start]").value = start;
+    form.querySelector("[data-quote-end]").value = end;
+    form.querySelector("[data-quote-text]").value = text;
+    button.disabled = false;
+    const shown = text.length > 90 ? text.slice(0, 87) + "…" : text;
+    preview.textContent = "“" + shown + "” (characters " + start + "–" + end + ")";
+  }
+
+  document.addEventListener("selectionchange", update);
+  document.addEventListener("htmx:afterSwap", update);
+})();

@@ -1,0 +1,60 @@
+// Drag and drop onto the file picker, and a progress bar while the file
+// uploads. The form works without this script; it only adds feedback.
+(function () {
+  "use strict";
+
+  function describe(file) {
+    const kilobytes = file.size / 1024;
+    const size = kilobytes > 1024 ? (kilobytes / 1024).toFixed(1) + " MB" : Math.ceil(kilobytes) + " KB";
+    return "Chosen: " + file.name + " (" + size + ")";
+  }
+
+  document.addEventListener("change", function (event) {
+    const input = event.target;
+    if (!input.matches("[data-dropzone] input[type=file]")) return;
+    const chosen = input.closest("[data-dropzone]").querySelector("[data-dropzone-chosen]");
+    chosen.textContent = input.files.length ? describe(input.files[0]) : "";
+  });
+
+  ["dragenter", "dragover"].forEach(function (name) {
+    document.addEventListener(name, function (event) {
+      const zone = event.target.closest && event.target.closest("[data-dropzone]");
+      if (!zone) return;
+      event.preventDefault();
+      zone.classList.add("dropzone--over");
+    });
+  });
+  ["dragleave", "drop"].forEach(function (name) {
+    document.addEventListener(name, function (event) {
+      const zone = event.target.closest && event.target.closest("[data-dropzone]");
+      if (!zone) return;
+      event.preventDefault();
+      zone.classList.remove("dropzone--over");
+      if (name === "drop" && event.dataTransfer.files.length) {
+        const input = zone.querySelector("input[type=file]");
+        input.files = event.dataTransfer.files;
+        input.dispatchEvent(new Event("change", { bubbles: true }));
+      }
+    });
+  });
+
+  function progressOf(form) {
+    return form && form.matches("[data-upload-form]") ? form.querySelector("[data-upload-progress]") : null;
+  }
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    const progress = progressOf(event.detail.elt);
+    if (!progress) return;
+    progress.hidden = false;
+    progress.querySelector("progress").value = 0;
+    progress.querySelector("[data-upload-percent]").textContent = "0%";
+  });
+
+  document.addEventListener("htmx:xhr:progress", function (event) {
+    const progress = progressOf(event.detail.elt);
+    if (!progress || !event.detail.lengthComputable) return;
+    const percent = Math.round((event.detail.loaded / event.detail.total) * 100);
+    progress.querySelector("progress").value = percent;
+    progress.querySelector("[data-upload-percent]").textContent = percent + "%";
+  });
+})();

@@ -1,0 +1,246 @@
+"""Quoting from a selection, the quote finder, and re-anchoring on a new version."""
+
+import pytest
+from django.urls import reverse
+
+from claims.models import Claim
+from sources.models import AnchoringStatus, Quotation, Reanchoring
+from sources.services import (
+    find_span,
+    quotation_create,
+    reanchoring_confirm,
+    source_version_create_from_text,
+    version_reanchor,
+)
+from tests.factories import (
+    ClaimFactory,
+    EvidenceFactory,
+    PieceUnderCheckFactory,
+    SourceVersionFactory,
+)
+
+pytestmark = pytest.mark.django_db
+
+EMOJI_TEXT = "Intro 🐍 line.\nThe café\u0301 serves 2.6× more 👍🏽 tokens.\nEnd."
+
+
+def quote(client, version, start, end, selected_text, **headers):
+    return client.post(
+        reverse("sources:quotation_create", args=[version.source_id, version.number]),
+        {"start": start, "end": end, "selected_text": selected_text},
+        headers=headers,
+    )
+
+
+def test_a_selection_becomes_a_quotation_of_the_exact_stored_text(editor_client):
+    version = SourceVersionFactory(text=EMOJI_TEXT)
+    start, end = find_span(EMOJI_TEXT, "serves 2.6× more 👍🏽 tokens")
+
+    response = quote(editor_client, version, start, end, "serves 2.6× more 👍🏽 tokens")
+
+    assert response.status_code == 302
+    quotation = Quotation.objects.get()
+    assert quotation.exact == "serves 2.6× more 👍🏽 tokens"
+    assert EMOJI_TEXT[quotation.start : quotation.end] == quotation.exact
+    assert quotation.prefix.endswith("The café\u0301 ")
+
+
+def test_a_selection_across_a_line_break_is_quoted_with_the_break(editor_client):
+    version = SourceVersionFactory(text=EMOJI_TEXT)
+    start, end = find_span(EMOJI_TEXT, "line.\nThe")
+
+    quote(editor_client, version, start, end, "line.\n\nThe")
+
+    assert Quotation.objects.get().exact == "line.\nThe"
+
+
+def test_a_selection_that_does_not_match_the_stored_text_is_refused_with_the_reason(
+    editor_client,
+):
+    version = SourceVersionFactory(text=EMOJI_TEXT)
+    start, end = find_span(EMOJI_TEXT, "2.6×")
+
+    response = quote(
+        editor_client,
+        version,
+        start,
+        end,
+        "3.7×",
+        **{"HX-Request": "true", "HX-Target": "version-panel"},
+    )
+
+    assert response.status_code == 422
+    assert "does not match the stored text" in response.text
+    assert not Quotation.objects.exists()
+
+
+def test_a_selection_outside_the_text_is_refused(editor_client):
+    version = SourceVersionFactory(text=EMOJI_TEXT)
+
+    response = quote(editor_client, version, 0, 10_000, "anything", follow=False)
+
+    assert response.status_code == 302
+    assert not Quotation.objects.exists()
+    page = editor_client.get(version.source.get_absolute_url())
+    assert "outside the text" in page.text
+
+
+def test_the_quote_finder_lists_every_exact_occurrence(editor_client):
+    text = "2.6 here. Then 2.6 there. And 3.7 elsewhere."
+    version = SourceVersionFactory(text=text)
+
+    response = editor_client.get(
+        reverse("sources:quote_finder", args=[version.source_id, version.number]),
+        {"q": "2.6"},
+        headers={"HX-Request": "true"},
+    )
+
+    assert response.status_code == 200
+    assert "Found 2 exact occurrences" in response.text
+    assert response.text.count("Quote this occurrence") == 2
+
+
+def test_the_quote_finder_shows_the_closest_passage_with_the_difference(editor_client):
+    text = "The persistent engine reduces the iteration step to 9.0 seconds in all."
+    version = SourceVersionFactory(text=text)
+
+    response = editor_client.get(
+        reverse("sources:quote_finder", args=[version.source_id, version.number]),
+        {"q": "reduces the iteration step to 9.5 seconds"},
+        headers={"HX-Request": "true"},
+    )
+
+    assert "not in the source word for word" in response.text
+    assert "<del>" in response.text and "<ins>" in response.text
+    assert not Quotation.objects.exists()
+
+
+def test_quoting_from_the_finder_stores_the_sources_words(editor_client):
+    text = "The persistent engine reduces the iteration step to 9.0 seconds in all."
+    version = SourceVersionFactory(text=text)
+    start, end = find_span(text, "iteration step to 9.0 seconds")
+
+    quote(editor_client, version, start, end, "iteration step to 9.0 seconds")
+
+    assert Quotation.objects.get().exact == "iteration step to 9.0 seconds"
+
+
+def new_version(source, text):
+    version, _created = source_version_create_from_text(source=source, text=text, actor=None)
+    return version
+
+
+def quoted(version, exact):
+    start, end = find_span(version.extracted_text, exact)
+    return quotation_create(version=version, start=start, end=end, actor=None)[0]
+
+
+def test_a_new_version_carries_each_quotation_over_with_its_status():
+    old = SourceVersionFactory(
+        text="Alpha says 2.6 times. Beta says 3.7 times. Gamma says 467 seconds."
+    )
+    kept = quoted(old, "Alpha says 2.6 times.")
+    moved = quoted(old, "Gamma says 467 seconds.")
+    edited = quoted(old, "Beta says 3.7 times.")
+
+    new = new_version(
+        old.source, "Alpha says 2.6 times. Beta says 3.8 times. Now Gamma says 467 seconds."
+    )
+
+    outcome = {r.quotation_id: r for r in Reanchoring.objects.filter(version=new)}
+    assert outcome[kept.pk].status == AnchoringStatus.UNCHANGED
+    assert outcome[moved.pk].status == AnchoringStatus.MOVED
+    assert outcome[edited.pk].status == AnchoringStatus.CHANGED
+    assert outcome[edited.pk].new_quotation.exact == "Beta says 3.8 times."
+    for reanchoring in outcome.values():
+        quotation = reanchoring.new_quotation
+        assert new.extracted_text[quotation.start : quotation.end] == quotation.exact
+
+
+def test_text_that_is_gone_is_orphaned_and_its_claims_flagged():
+    piece = PieceUnderCheckFactory()
+    old = SourceVersionFactory(source=piece, text="Keep this sentence. Drop this claim entirely.")
+    claim = ClaimFactory(
+        case__source_under_check=piece, quotation=quoted(old, "Drop this claim entirely.")
+    )
+
+    new_version(piece, "Keep this sentence.")
+
+    reanchoring = Reanchoring.objects.get(quotation=claim.quotation)
+    assert reanchoring.status == AnchoringStatus.ORPHANED
+    assert reanchoring.new_quotation is None
+    claim.refresh_from_db()
+    assert "no longer in version 2" in claim.needs_attention
+
+
+def test_a_changed_quotation_flags_its_claims_until_a_person_confirms_it(editor):
+    piece = PieceUnderCheckFactory()
+    old = SourceVersionFactory(
+        source=piece, text="Intro. The speedup is up to 2.6 times higher. Outro."
+    )
+    claim = ClaimFactory(
+        case__source_under_check=piece,
+        quotation=quoted(old, "The speedup is up to 2.6 times higher."),
+    )
+    evidence = EvidenceFactory(claim=claim, quotation=claim.quotation)
+
+    new_version(piece, "Intro. The speedup is up to 2.7 times higher. Outro.")
+
+    claim.refresh_from_db()
+    assert "changed in version 2" in claim.needs_attention
+    assert claim.quotation.version == old
+    reanchoring = Reanchoring.objects.get(quotation=claim.quotation)
+    assert reanchoring.needs_confirmation
+
+    reanchoring_confirm(reanchoring=reanchoring, actor=editor)
+
+    claim.refresh_from_db()
+    evidence.refresh_from_db()
+    assert claim.quotation == reanchoring.new_quotation
+    assert claim.quotation.exact == "The speedup is up to 2.7 times higher."
+    assert evidence.quotation == reanchoring.new_quotation
+
+
+def test_claims_follow_quotations_found_word_for_word():
+    piece = PieceUnderCheckFactory()
+    old = SourceVersionFactory(source=piece, text="One claim here.")
+    claim = ClaimFactory(case__source_under_check=piece, quotation=quoted(old, "One claim here."))
+
+    new = new_version(piece, "A new first line.\nOne claim here.")
+
+    claim.refresh_from_db()
+    assert claim.quotation.version == new
+    assert claim.quotation.exact == "One claim here."
+    assert claim.needs_attention == ""
+
+
+def test_reanchoring_twice_changes_nothing():
+    old = SourceVersionFactory(text="Stable words here.")
+    quoted(old, "Stable words here.")
+    new = new_version(old.source, "Stable words here, and more.")
+
+    assert version_reanchor(version=new) == []
+    assert Reanchoring.objects.count() == 1
+
+
+def test_the_source_page_reports_what_became_of_each_quotation(editor_client):
+    old = SourceVersionFactory(text="Alpha says 2.6 times. Beta is removed later.")
+    quoted(old, "Alpha says 2.6 times.")
+    quoted(old, "Beta is removed later.")
+    new_version(old.source, "Alpha says 2.6 times.")
+
+    response = editor_client.get(old.source.get_absolute_url())
+
+    assert "Quotations carried over from version 1" in response.text
+    assert "Unchanged" in response.text
+    assert "Orphaned" in response.text
+
+
+def test_a_flagged_claim_shows_why_on_the_case_page(editor_client):
+    claim = ClaimFactory()
+    Claim.objects.filter(pk=claim.pk).update(needs_attention="The quoted text changed.")
+
+    response = editor_client.get(claim.case.get_absolute_url())
+
+    assert "Needs review:" in response.text
+    assert "The quoted text changed." in response.text

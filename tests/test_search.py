@@ -1,0 +1,95 @@
+import pytest
+from django.urls import reverse
+
+from factcheck.search import Passage, chunk_text, replace_entries, search
+from tests.factories import SourceVersionFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_source_text_is_found_by_its_words_with_a_highlighted_snippet():
+    version = SourceVersionFactory(
+        text="The persistent engine keeps the model loaded between runs."
+    )
+
+    hits = search("persistent engine")[0:10]
+
+    assert [hit.object_id for hit in hits] == [version.source_id]
+    assert "<mark>persistent</mark>" in hits[0].snippet
+    assert hits[0].url == version.source.get_absolute_url()
+
+
+def test_seeded_claims_are_found(first_case):
+    results = search("Trainium2")
+
+    assert results.count() >= 2
+    kinds = {hit.kind for hit in results[0:50]}
+    assert kinds == {"claim", "source"}
+
+
+def test_every_word_must_match():
+    SourceVersionFactory(text="Tokens per second on a B200.")
+
+    assert search("tokens B200").count() == 1
+    assert search("tokens H100").count() == 0
+
+
+def test_query_syntax_in_the_users_words_is_harmless():
+    SourceVersionFactory(text="A plain sentence.")
+
+    for query in ['"', "NEAR(", "a AND OR", "*", "title:plain", "') OR 1=1 --"]:
+        assert search(query)[0:5] is not None
+
+
+def test_snippets_escape_the_stored_text():
+    replace_entries(
+        kind="source",
+        object_id=1,
+        passages=[Passage(title="x", body="<script>alert(1)</script> payload words", url="/")],
+    )
+
+    snippet = search("payload")[0:1][0].snippet
+
+    assert "<script>" not in snippet
+    assert "&lt;script&gt;" in snippet
+
+
+def test_replacing_entries_removes_the_old_text():
+    replace_entries(kind="claim", object_id=7, passages=[Passage("t", "oldword", "/")])
+    replace_entries(kind="claim", object_id=7, passages=[Passage("t", "newword", "/")])
+
+    assert search("oldword").count() == 0
+    assert search("newword").count() == 1
+
+
+def test_long_texts_are_cut_into_passages_that_keep_every_character():
+    text = ("A sentence of some length. " * 200).strip()
+
+    chunks = list(chunk_text(text))
+
+    assert len(chunks) > 3
+    assert "".join(passage for _start, passage in chunks) == text
+    for start, passage in chunks:
+        assert text[start : start + len(passage)] == passage
+
+
+def test_the_search_page_pages_through_results(editor_client):
+    for number in range(25):
+        replace_entries(
+            kind="claim",
+            object_id=number,
+            passages=[Passage(f"Claim {number}", "frontier models", "/")],
+        )
+
+    first = editor_client.get(reverse("search"), {"q": "frontier"})
+    second = editor_client.get(reverse("search"), {"q": "frontier", "page": 2})
+
+    assert "25 passages found" in first.text
+    assert first.text.count('class="search-result"') == 20
+    assert second.text.count('class="search-result"') == 5
+
+
+def test_the_search_page_says_when_nothing_matches(editor_client):
+    response = editor_client.get(reverse("search"), {"q": "zebra"})
+
+    assert "Nothing matches" in response.text

@@ -1,0 +1,264 @@
+"""Uploading sources in the browser: real multipart uploads through Django's upload handling."""
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import override_settings
+from django.urls import reverse
+
+from factcheck.models import AuditEvent
+from sources.models import ExtractionStatus, Source, SourceVersion
+from sources.services import source_version_upload
+from sources.tasks import extract_source_version
+from tests import sample_files
+from tests.factories import SourceFactory
+
+pytestmark = pytest.mark.django_db
+
+#: A backend that only records tasks, so a version can be seen waiting.
+QUEUED_ONLY = {"default": {"BACKEND": "django.tasks.backends.dummy.DummyBackend"}}
+
+METADATA = {
+    "title": "Together Compiler: Continual Compilation for AI Inference",
+    "publisher": "Together AI Research",
+    "authors": "",
+    "url": "",
+    "published_on": "2026-11-04",
+    "accessed_on": "",
+    "role": "primary",
+    "notes": "The technical paper.",
+}
+
+
+def upload(name, content, content_type="application/octet-stream"):
+    return SimpleUploadedFile(name, content, content_type=content_type)
+
+
+def create_source(client, file=None, **fields):
+    data = METADATA | fields
+    if file is not None:
+        data["file"] = file
+    return client.post(reverse("sources:source_create"), data)
+
+
+def test_a_text_pdf_upload_makes_a_version_and_extracts_its_pages(editor_client):
+    pdf = sample_files.make_text_pdf(["Page one says 2.6 times.", "Page two says 3.7 times."])
+
+    response = create_source(editor_client, upload("paper.pdf", pdf, "application/pdf"))
+
+    assert response.status_code == 302
+    version = SourceVersion.objects.get()
+    assert version.media_type == "application/pdf"
+    assert version.extraction_status == ExtractionStatus.READY
+    assert "Page two says 3.7 times." in version.extracted_text
+    assert len(version.page_offsets) == 2
+    assert version.extracted_text[version.page_offsets[1] :].startswith("Page two")
+    assert version.file.name.endswith(f"{version.sha256}.pdf")
+    assert version.original_filename == "paper.pdf"
+
+
+def test_an_html_upload_keeps_title_and_description_as_quotable_text(editor_client):
+    response = create_source(editor_client, upload("page.html", sample_files.make_html()))
+
+    assert response.status_code == 302
+    version = SourceVersion.objects.get()
+    kinds = {section["kind"]: section for section in version.sections}
+    title = kinds["title"]
+    assert version.extracted_text[title["start"] : title["end"]] == sample_files.HTML_TITLE
+    description = kinds["description"]
+    assert (
+        version.extracted_text[description["start"] : description["end"]]
+        == sample_files.HTML_DESCRIPTION
+    )
+    for fragment in sample_files.HTML_FORBIDDEN_FRAGMENTS:
+        assert fragment not in version.extracted_text
+
+
+def test_pasted_text_becomes_a_version_without_a_file(editor_client):
+    response = create_source(editor_client, pasted_text="Pasted words 1,111 tokens per second.")
+
+    assert response.status_code == 302
+    version = SourceVersion.objects.get()
+    assert version.extracted_text == "Pasted words 1,111 tokens per second."
+    assert version.media_type == "text/plain"
+
+
+@pytest.mark.parametrize(
+    "name, content, reason",
+    [
+        ("empty.pdf", sample_files.EMPTY_BYTES, "empty"),
+        ("report.pdf", sample_files.PNG_BYTES, "PNG"),
+        ("notes.txt", b"caf\xe9 au lait \xff\xfe", "not valid UTF-8"),
+    ],
+    ids=["zero-bytes", "png-named-pdf", "invalid-utf8"],
+)
+def test_a_refused_upload_names_the_reason_keeps_the_typed_text_and_saves_nothing(
+    editor_client, name, content, reason
+):
+    response = create_source(editor_client, upload(name, content), notes="My careful notes")
+
+    assert response.status_code == 422
+    assert reason in response.text
+    assert "My careful notes" in response.text
+    assert METADATA["title"] in response.text
+    assert not Source.objects.exists()
+    assert not SourceVersion.objects.exists()
+    assert not AuditEvent.objects.exists()
+
+
+@override_settings(SOURCE_UPLOAD_MAX_BYTES=1000)
+def test_a_file_one_byte_over_the_limit_is_refused_before_it_is_read(editor_client):
+    response = create_source(editor_client, upload("big.txt", b"a" * 1001))
+
+    assert response.status_code == 422
+    assert "over the limit of 1000" in response.text
+    assert not Source.objects.exists()
+
+
+@override_settings(SOURCE_UPLOAD_MAX_BYTES=1000)
+def test_a_file_exactly_at_the_limit_is_accepted(editor_client):
+    response = create_source(editor_client, upload("big.txt", b"a" * 1000))
+
+    assert response.status_code == 302
+    assert SourceVersion.objects.get().byte_size == 1000
+
+
+def test_an_encrypted_pdf_is_stored_with_a_no_extractable_text_state(editor_client):
+    create_source(editor_client, upload("locked.pdf", sample_files.make_encrypted_pdf()))
+
+    version = SourceVersion.objects.get()
+    assert version.extraction_status == ExtractionStatus.NO_TEXT
+    assert "encrypted" in version.extraction_error
+    assert version.extracted_text == ""
+    response = editor_client.get(version.source.get_absolute_url())
+    assert "No extractable text" in response.text
+    assert "encrypted" in response.text
+
+
+def test_a_truncated_pdf_fails_with_its_reason_shown(editor_client):
+    create_source(editor_client, upload("broken.pdf", sample_files.make_truncated_pdf()))
+
+    version = SourceVersion.objects.get()
+    assert version.extraction_status in {ExtractionStatus.FAILED, ExtractionStatus.NO_TEXT}
+    assert version.extraction_error
+    response = editor_client.get(version.source.get_absolute_url())
+    assert version.extraction_error in response.text
+
+
+@override_settings(EXTRACTION_TIME_LIMIT_SECONDS=0.5)
+def test_a_pdf_that_runs_past_the_time_limit_fails_and_the_web_process_carries_on(editor_client):
+    create_source(editor_client, upload("slow.pdf", sample_files.make_slow_pdf()))
+
+    version = SourceVersion.objects.get()
+    assert version.extraction_status == ExtractionStatus.FAILED
+    assert "longer than" in version.extraction_error
+    assert editor_client.get(reverse("sources:source_list")).status_code == 200
+
+
+def test_the_same_bytes_again_lead_to_the_existing_version(editor_client):
+    source = SourceFactory()
+    url = reverse("sources:version_upload", args=[source.pk])
+    editor_client.post(url, {"file": upload("a.txt", b"The same words.")})
+
+    response = editor_client.post(
+        url, {"file": upload("renamed.txt", b"The same words.")}, follow=True
+    )
+
+    assert source.versions.count() == 1
+    assert "already version 1" in response.text
+
+
+def test_uploading_to_an_existing_source_makes_the_next_version(editor_client):
+    source = SourceFactory()
+    url = reverse("sources:version_upload", args=[source.pk])
+
+    editor_client.post(url, {"file": upload("a.txt", b"First wording.")})
+    editor_client.post(url, {"file": upload("b.txt", b"Second wording.")})
+
+    assert list(source.versions.values_list("number", "extracted_text")) == [
+        (1, "First wording."),
+        (2, "Second wording."),
+    ]
+
+
+def test_a_new_version_upload_without_a_document_is_refused(editor_client):
+    source = SourceFactory()
+
+    response = editor_client.post(reverse("sources:version_upload", args=[source.pk]), {})
+
+    assert response.status_code == 422
+    assert "Choose a file to upload or paste the text" in response.text
+    assert not source.versions.exists()
+
+
+def test_an_htmx_upload_error_returns_only_the_form(editor_client):
+    source = SourceFactory()
+
+    response = editor_client.post(
+        reverse("sources:version_upload", args=[source.pk]),
+        {"file": upload("x.pdf", sample_files.PNG_BYTES)},
+        headers={"HX-Request": "true", "HX-Target": "upload-form"},
+    )
+
+    assert response.status_code == 422
+    assert response.text.lstrip().startswith('<form id="upload-form"')
+    assert "PNG" in response.text
+
+
+def test_an_htmx_upload_success_redirects_the_whole_page(editor_client):
+    source = SourceFactory()
+
+    response = editor_client.post(
+        reverse("sources:version_upload", args=[source.pk]),
+        {"file": upload("x.txt", b"Some words.")},
+        headers={"HX-Request": "true"},
+    )
+
+    assert response.status_code == 200
+    assert response["HX-Redirect"].startswith(source.get_absolute_url())
+
+
+def test_a_reviewer_cannot_upload(client, reviewer):
+    source = SourceFactory()
+    client.force_login(reviewer)
+
+    response = client.post(
+        reverse("sources:version_upload", args=[source.pk]), {"file": upload("x.txt", b"Hi.")}
+    )
+
+    assert response.status_code == 403
+    assert not source.versions.exists()
+
+
+def test_the_original_is_only_served_as_a_sandboxed_attachment(editor_client):
+    create_source(editor_client, upload("page.html", sample_files.make_html()))
+    version = SourceVersion.objects.get()
+
+    response = editor_client.get(
+        reverse("sources:version_download", args=[version.source_id, version.number])
+    )
+
+    assert response.status_code == 200
+    assert response["Content-Disposition"].startswith("attachment;")
+    assert response["Content-Type"] == "application/octet-stream"
+    assert "sandbox" in response["Content-Security-Policy"]
+    assert response["X-Content-Type-Options"] == "nosniff"
+    assert b"".join(response.streaming_content) == sample_files.make_html()
+
+
+def test_the_source_page_polls_while_extracting_and_stops_when_ready(editor_client):
+    source = SourceFactory()
+    with override_settings(TASKS=QUEUED_ONLY):
+        version, _ = source_version_upload(
+            source=source, content=b"Waiting words.", filename="w.txt", actor=None
+        )
+    page = editor_client.get(source.get_absolute_url())
+    assert 'hx-trigger="every 2s"' in page.text
+    assert "Waiting" in page.text
+
+    extract_source_version.call(version.pk)
+    fragment = editor_client.get(
+        source.get_absolute_url(), headers={"HX-Request": "true", "HX-Target": "version-panel"}
+    )
+    assert 'hx-trigger="every 2s"' not in fragment.text
+    assert "Waiting words." in fragment.text
+    assert fragment.text.lstrip().startswith('<div id="version-panel"')
