@@ -69,22 +69,20 @@ class QuotationAdmin(admin.ModelAdmin):
     search_fields = ["exact", "version__source__title"]
     list_select_related = ["version__source"]
     raw_id_fields = ["version"]
+    readonly_fields = ["prefix", "suffix", "page", "created_by"]
 
-    def get_readonly_fields(self, request, obj=None):
-        # A saved quotation is evidence someone relied on: it is not edited.
-        if obj is not None:
-            return ["version", "start", "end", "exact", "prefix", "suffix", "page", "created_by"]
-        return ["prefix", "suffix", "page", "created_by"]
+    def has_change_permission(self, request, obj=None):
+        # A saved quotation is evidence someone relied on: it is shown, never edited.
+        return obj is None and super().has_change_permission(request, obj)
 
     def save_model(self, request, obj, form, change):
-        if not change:
-            fresh = Quotation.for_span(obj.version, obj.start, obj.end, created_by=request.user)
-            obj.prefix, obj.suffix, obj.page, obj.created_by = (
-                fresh.prefix,
-                fresh.suffix,
-                fresh.page,
-                fresh.created_by,
-            )
+        fresh = Quotation.for_span(obj.version, obj.start, obj.end, created_by=request.user)
+        obj.prefix, obj.suffix, obj.page, obj.created_by = (
+            fresh.prefix,
+            fresh.suffix,
+            fresh.page,
+            fresh.created_by,
+        )
         super().save_model(request, obj, form, change)
 
 

@@ -13,8 +13,8 @@ from django.urls import reverse
 QUOTATION_CONTEXT_CHARS = 32
 
 
-class ImmutableVersionError(Exception):
-    """Raised when code tries to change what a saved source version holds."""
+class ImmutableRecordError(Exception):
+    """Raised when code tries to change a saved version's content or a saved quotation."""
 
 
 class SourceRole(models.TextChoices):
@@ -203,9 +203,7 @@ class SourceVersion(models.Model):
         super().save(*args, **kwargs)
 
     def delete(self, *args, **kwargs):
-        raise ImmutableVersionError(
-            "Source versions are kept for the record and cannot be deleted."
-        )
+        raise ImmutableRecordError("Source versions are kept for the record and cannot be deleted.")
 
     @staticmethod
     def digest(content: bytes) -> str:
@@ -249,14 +247,14 @@ class SourceVersion(models.Model):
             field for field in self.IMMUTABLE_FIELDS if stored[field] != _field_value(self, field)
         ]
         if changed:
-            raise ImmutableVersionError(
+            raise ImmutableRecordError(
                 f"A saved source version cannot be changed (tried to change "
                 f"{', '.join(changed)}). Upload a new version instead."
             )
         if stored["extraction_status"] == self.ExtractionStatus.READY and any(
             stored[field] != getattr(self, field) for field in self.TEXT_FIELDS
         ):
-            raise ImmutableVersionError(
+            raise ImmutableRecordError(
                 "The extracted text of a ready version cannot be changed: quotations "
                 "point into it. Upload a new version instead."
             )
@@ -312,7 +310,7 @@ class Quotation(models.Model):
         if not self._state.adding:
             # Claims and sign-offs rely on these words: a quotation never changes.
             # A new version of the source gets new quotations (re-anchoring).
-            raise ImmutableVersionError("A saved quotation cannot be changed.")
+            raise ImmutableRecordError("A saved quotation cannot be changed.")
         self.check_matches_source()
         super().save(*args, **kwargs)
 

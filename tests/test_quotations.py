@@ -1,7 +1,7 @@
 import pytest
 from django.core.exceptions import ValidationError
 
-from sources.models import QUOTATION_CONTEXT_CHARS, Quotation
+from sources.models import QUOTATION_CONTEXT_CHARS, ImmutableRecordError, Quotation
 from sources.services import find_span, quotation_create
 from tests.factories import SAMPLE_TEXT, QuotationFactory, SourceVersionFactory
 
@@ -78,3 +78,14 @@ def test_a_quotation_on_a_paged_version_knows_its_page():
 
     assert quotation.page == 3
     assert quotation.location == "p. 3"
+
+
+def test_a_saved_quotation_cannot_be_changed():
+    quotation = QuotationFactory()
+    quotation.exact = "1,112 tokens per second"
+
+    with pytest.raises(ImmutableRecordError):
+        quotation.save()
+
+    quotation.refresh_from_db()
+    assert quotation.exact == "1,111 tokens per second"

@@ -3,7 +3,7 @@ import hashlib
 import pytest
 from django.db import IntegrityError, transaction
 
-from sources.models import ImmutableVersionError, SourceVersion
+from sources.models import ImmutableRecordError, SourceVersion
 from sources.services import source_version_create_from_text
 from tests.factories import SAMPLE_TEXT, SourceFactory, SourceVersionFactory
 
@@ -61,7 +61,7 @@ def test_a_saved_version_cannot_be_changed_through_the_model(field, value):
     version = SourceVersionFactory()
     setattr(version, field, value)
 
-    with pytest.raises(ImmutableVersionError, match=field):
+    with pytest.raises(ImmutableRecordError, match=field):
         version.save()
 
 
@@ -82,7 +82,7 @@ def test_the_database_refuses_to_change_a_saved_version(changes):
 def test_a_version_cannot_be_deleted():
     version = SourceVersionFactory()
 
-    with pytest.raises(ImmutableVersionError):
+    with pytest.raises(ImmutableRecordError):
         version.delete()
     assert SourceVersion.objects.filter(pk=version.pk).exists()
 

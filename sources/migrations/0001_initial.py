@@ -9,7 +9,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -18,139 +17,359 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Quotation',
+            name="Quotation",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('start', models.PositiveIntegerField()),
-                ('end', models.PositiveIntegerField()),
-                ('exact', models.TextField()),
-                ('prefix', models.CharField(blank=True, max_length=32)),
-                ('suffix', models.CharField(blank=True, max_length=32)),
-                ('page', models.PositiveIntegerField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("start", models.PositiveIntegerField()),
+                ("end", models.PositiveIntegerField()),
+                ("exact", models.TextField()),
+                ("prefix", models.CharField(blank=True, max_length=32)),
+                ("suffix", models.CharField(blank=True, max_length=32)),
+                ("page", models.PositiveIntegerField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['version', 'start', 'end'],
+                "ordering": ["version", "start", "end"],
             },
         ),
         migrations.CreateModel(
-            name='Source',
+            name="Source",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('title', models.CharField(max_length=500)),
-                ('publisher', models.CharField(blank=True, max_length=300)),
-                ('authors', models.CharField(blank=True, help_text='As credited, separated by commas.', max_length=500)),
-                ('url', models.URLField(blank=True, max_length=2000, verbose_name='URL')),
-                ('published_on', models.DateField(blank=True, null=True, verbose_name='published')),
-                ('accessed_on', models.DateField(blank=True, null=True, verbose_name='accessed')),
-                ('role', models.CharField(choices=[('under_check', 'Piece under check'), ('primary', 'Primary source'), ('secondary', 'Secondary source')], default='primary', max_length=20)),
-                ('notes', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("title", models.CharField(max_length=500)),
+                ("publisher", models.CharField(blank=True, max_length=300)),
+                (
+                    "authors",
+                    models.CharField(
+                        blank=True, help_text="As credited, separated by commas.", max_length=500
+                    ),
+                ),
+                ("url", models.URLField(blank=True, max_length=2000, verbose_name="URL")),
+                ("published_on", models.DateField(blank=True, null=True, verbose_name="published")),
+                ("accessed_on", models.DateField(blank=True, null=True, verbose_name="accessed")),
+                (
+                    "role",
+                    models.CharField(
+                        choices=[
+                            ("under_check", "Piece under check"),
+                            ("primary", "Primary source"),
+                            ("secondary", "Secondary source"),
+                        ],
+                        default="primary",
+                        max_length=20,
+                    ),
+                ),
+                ("notes", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['title', 'id'],
+                "ordering": ["title", "id"],
             },
         ),
         migrations.CreateModel(
-            name='SourceVersion',
+            name="SourceVersion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField(help_text='1 for the first upload, then 2, 3, …')),
-                ('file', models.FileField(max_length=300, upload_to=sources.models.version_upload_to)),
-                ('media_type', models.CharField(choices=[('application/pdf', 'PDF'), ('text/html', 'HTML'), ('text/plain', 'Plain text'), ('text/markdown', 'Markdown')], max_length=40)),
-                ('byte_size', models.PositiveBigIntegerField()),
-                ('sha256', models.CharField(max_length=64, verbose_name='SHA-256')),
-                ('original_filename', models.CharField(blank=True, help_text='As the uploader named it; shown, never used as a path.', max_length=255)),
-                ('extracted_text', models.TextField(blank=True)),
-                ('page_offsets', models.JSONField(blank=True, default=list, help_text='For PDFs: the offset in the extracted text where each page starts.')),
-                ('sections', models.JSONField(blank=True, default=list, help_text='For HTML: where the title, the page description and the body text lie in the extracted text, as [{kind, start, end}].')),
-                ('extractor', models.CharField(blank=True, max_length=100)),
-                ('extracted_at', models.DateTimeField(blank=True, null=True)),
-                ('extraction_status', models.CharField(choices=[('pending', 'Waiting'), ('extracting', 'Extracting'), ('ready', 'Ready'), ('no_text', 'No extractable text'), ('failed', 'Failed')], default='pending', max_length=20)),
-                ('extraction_error', models.TextField(blank=True)),
-                ('uploaded_at', models.DateTimeField(auto_now_add=True)),
-                ('source', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='versions', to='sources.source')),
-                ('uploaded_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "number",
+                    models.PositiveIntegerField(help_text="1 for the first upload, then 2, 3, …"),
+                ),
+                (
+                    "file",
+                    models.FileField(max_length=300, upload_to=sources.models.version_upload_to),
+                ),
+                (
+                    "media_type",
+                    models.CharField(
+                        choices=[
+                            ("application/pdf", "PDF"),
+                            ("text/html", "HTML"),
+                            ("text/plain", "Plain text"),
+                            ("text/markdown", "Markdown"),
+                        ],
+                        max_length=40,
+                    ),
+                ),
+                ("byte_size", models.PositiveBigIntegerField()),
+                ("sha256", models.CharField(max_length=64, verbose_name="SHA-256")),
+                (
+                    "original_filename",
+                    models.CharField(
+                        blank=True,
+                        help_text="As the uploader named it; shown, never used as a path.",
+                        max_length=255,
+                    ),
+                ),
+                ("extracted_text", models.TextField(blank=True)),
+                (
+                    "page_offsets",
+                    models.JSONField(
+                        blank=True,
+                        default=list,
+                        help_text="For PDFs: the offset in the extracted text where each page starts.",
+                    ),
+                ),
+                (
+                    "sections",
+                    models.JSONField(
+                        blank=True,
+                        default=list,
+                        help_text="For HTML: where the title, the page description and the body text lie in the extracted text, as [{kind, start, end}].",
+                    ),
+                ),
+                ("extractor", models.CharField(blank=True, max_length=100)),
+                ("extracted_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "extraction_status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Waiting"),
+                            ("extracting", "Extracting"),
+                            ("ready", "Ready"),
+                            ("no_text", "No extractable text"),
+                            ("failed", "Failed"),
+                        ],
+                        default="pending",
+                        max_length=20,
+                    ),
+                ),
+                ("extraction_error", models.TextField(blank=True)),
+                ("uploaded_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "source",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="versions",
+                        to="sources.source",
+                    ),
+                ),
+                (
+                    "uploaded_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['source', 'number'],
-                'get_latest_by': 'number',
+                "ordering": ["source", "number"],
+                "get_latest_by": "number",
             },
         ),
         migrations.CreateModel(
-            name='Reanchoring',
+            name="Reanchoring",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('status', models.CharField(choices=[('unchanged', 'Unchanged'), ('moved', 'Moved'), ('changed', 'Text changed'), ('orphaned', 'Orphaned')], max_length=20)),
-                ('confirmed_at', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('confirmed_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('new_quotation', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='reanchored_from', to='sources.quotation')),
-                ('quotation', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='reanchorings', to='sources.quotation')),
-                ('version', models.ForeignKey(help_text='The new version the quotation was carried to.', on_delete=django.db.models.deletion.PROTECT, related_name='reanchorings', to='sources.sourceversion')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("unchanged", "Unchanged"),
+                            ("moved", "Moved"),
+                            ("changed", "Text changed"),
+                            ("orphaned", "Orphaned"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("confirmed_at", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "confirmed_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "new_quotation",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="reanchored_from",
+                        to="sources.quotation",
+                    ),
+                ),
+                (
+                    "quotation",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="reanchorings",
+                        to="sources.quotation",
+                    ),
+                ),
+                (
+                    "version",
+                    models.ForeignKey(
+                        help_text="The new version the quotation was carried to.",
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="reanchorings",
+                        to="sources.sourceversion",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['version', 'quotation__start', 'id'],
+                "ordering": ["version", "quotation__start", "id"],
             },
         ),
         migrations.AddField(
-            model_name='quotation',
-            name='version',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='quotations', to='sources.sourceversion'),
+            model_name="quotation",
+            name="version",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="quotations",
+                to="sources.sourceversion",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='source',
-            constraint=models.CheckConstraint(condition=models.Q(('role__in', ['under_check', 'primary', 'secondary'])), name='source_role_valid'),
+            model_name="source",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("role__in", ["under_check", "primary", "secondary"])),
+                name="source_role_valid",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='sourceversion',
-            constraint=models.UniqueConstraint(fields=('source', 'sha256'), name='sourceversion_sha256_unique_per_source'),
+            model_name="sourceversion",
+            constraint=models.UniqueConstraint(
+                fields=("source", "sha256"), name="sourceversion_sha256_unique_per_source"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='sourceversion',
-            constraint=models.UniqueConstraint(fields=('source', 'number'), name='sourceversion_number_unique_per_source'),
+            model_name="sourceversion",
+            constraint=models.UniqueConstraint(
+                fields=("source", "number"), name="sourceversion_number_unique_per_source"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='sourceversion',
-            constraint=models.CheckConstraint(condition=models.Q(('number__gte', 1)), name='sourceversion_number_positive'),
+            model_name="sourceversion",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("number__gte", 1)), name="sourceversion_number_positive"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='sourceversion',
-            constraint=models.CheckConstraint(condition=models.Q(('byte_size__gte', 1)), name='sourceversion_not_empty'),
+            model_name="sourceversion",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("byte_size__gte", 1)), name="sourceversion_not_empty"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='sourceversion',
-            constraint=models.CheckConstraint(condition=django.db.models.lookups.Exact(django.db.models.functions.text.Length('sha256'), 64), name='sourceversion_sha256_length'),
+            model_name="sourceversion",
+            constraint=models.CheckConstraint(
+                condition=django.db.models.lookups.Exact(
+                    django.db.models.functions.text.Length("sha256"), 64
+                ),
+                name="sourceversion_sha256_length",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='sourceversion',
-            constraint=models.CheckConstraint(condition=models.Q(('media_type__in', ['application/pdf', 'text/html', 'text/plain', 'text/markdown'])), name='sourceversion_media_type_valid'),
+            model_name="sourceversion",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    (
+                        "media_type__in",
+                        ["application/pdf", "text/html", "text/plain", "text/markdown"],
+                    )
+                ),
+                name="sourceversion_media_type_valid",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='sourceversion',
-            constraint=models.CheckConstraint(condition=models.Q(('extraction_status__in', ['pending', 'extracting', 'ready', 'no_text', 'failed'])), name='sourceversion_extraction_status_valid'),
+            model_name="sourceversion",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    (
+                        "extraction_status__in",
+                        ["pending", "extracting", "ready", "no_text", "failed"],
+                    )
+                ),
+                name="sourceversion_extraction_status_valid",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='reanchoring',
-            constraint=models.UniqueConstraint(fields=('quotation', 'version'), name='reanchoring_once_per_version'),
+            model_name="reanchoring",
+            constraint=models.UniqueConstraint(
+                fields=("quotation", "version"), name="reanchoring_once_per_version"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='reanchoring',
-            constraint=models.CheckConstraint(condition=models.Q(('status__in', ['unchanged', 'moved', 'changed', 'orphaned'])), name='reanchoring_status_valid'),
+            model_name="reanchoring",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("status__in", ["unchanged", "moved", "changed", "orphaned"])),
+                name="reanchoring_status_valid",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='reanchoring',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('new_quotation__isnull', True), ('status', 'orphaned')), models.Q(models.Q(('status', 'orphaned'), _negated=True), ('new_quotation__isnull', False)), _connector='OR'), name='reanchoring_orphan_has_no_quotation'),
+            model_name="reanchoring",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("new_quotation__isnull", True), ("status", "orphaned")),
+                    models.Q(
+                        models.Q(("status", "orphaned"), _negated=True),
+                        ("new_quotation__isnull", False),
+                    ),
+                    _connector="OR",
+                ),
+                name="reanchoring_orphan_has_no_quotation",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='quotation',
-            constraint=models.CheckConstraint(condition=models.Q(('end__gt', models.F('start'))), name='quotation_not_empty'),
+            model_name="quotation",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("end__gt", models.F("start"))), name="quotation_not_empty"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='quotation',
-            constraint=models.UniqueConstraint(fields=('version', 'start', 'end'), name='quotation_unique_span_per_version'),
+            model_name="quotation",
+            constraint=models.UniqueConstraint(
+                fields=("version", "start", "end"), name="quotation_unique_span_per_version"
+            ),
         ),
     ]

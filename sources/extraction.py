@@ -1,0 +1,484 @@
+"""Content-type detection and safe text extraction of uploaded sources.
+
+No Django here (and no Django models): this module and the child process it starts import
+only the standard library at import time, so they can be used and tested on their own.
+
+* :func:`detect_media_type` decides PDF / HTML / plain text / Markdown from the bytes alone
+  (the file name may only choose between plain text and Markdown) and refuses anything else
+  with :class:`UnsupportedUpload`.
+* :func:`extract_text` extracts the text in a child process
+  (``python -m sources._extract_child``) with a wall-clock limit, a CPU-time limit and an
+  address-space cap, so a hostile file can neither hang nor exhaust the caller.
+
+Canonical text (all kinds): "\\r\\n" and "\\r" → "\\n"; NUL, other C0 controls except "\\n" and
+"\\t", DEL and C1 controls removed; Unicode NFC. Offsets count code points of that text.
+
+* PDF (pypdfium2): the pages' texts joined with :data:`PAGE_SEPARATOR` ("\\n\\n");
+  ``page_offsets[i]`` is where page ``i + 1`` starts (page 1 at 0), so page ``i + 1`` is
+  ``text[page_offsets[i]:page_offsets[i + 1] - 2]`` (to the end for the last page). A
+  hyphen PDFium recognises as line-end hyphenation is kept with its line break ("ele-\\nment");
+  text running past the page edge is kept whole (not cut at the edge).
+  Password-protected PDFs and PDFs without any text → :class:`NoExtractableText`. PDFs
+  encrypted without a user password (permissions only) open and are extracted. Truncated or
+  damaged PDFs: PDFium repairs what it can (e.g. a lost xref table when the trailer is
+  still there); when it cannot open the file → :class:`ExtractionFailed`, and a damaged page
+  fails the whole file rather than silently dropping that page.
+* HTML: ``<title>``, then ``<meta name="description">``, then the main text (trafilatura),
+  joined with "\\n\\n"; ``sections`` gives each part's offsets (a missing part is omitted).
+  No markup, script, style, event-handler code or URL reaches the text.
+* Plain text / Markdown: UTF-8 (a BOM is dropped), kept as written (Markdown is not rendered).
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import json
+import os
+import re
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sources._extract_child import (
+    HTML,
+    MARKDOWN,
+    PAGE_SEPARATOR,
+    PDF,
+    SECTION_SEPARATOR,
+    TEXT,
+    canonical_text,
+)
+
+__all__ = [
+    "HTML",
+    "MARKDOWN",
+    "MEDIA_TYPES",
+    "PAGE_SEPARATOR",
+    "PDF",
+    "SECTION_SEPARATOR",
+    "TEXT",
+    "ExtractionFailed",
+    "ExtractionResult",
+    "NoExtractableText",
+    "UnsupportedUpload",
+    "canonical_text",
+    "detect_media_type",
+    "extract_text",
+]
+
+MEDIA_TYPES = (PDF, HTML, TEXT, MARKDOWN)
+
+
+class UnsupportedUpload(Exception):
+    """The upload is not a PDF, HTML or text file; ``reason`` tells the user why."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class ExtractionFailed(Exception):
+    """The text could not be extracted; ``reason`` is stored as the version's extraction_error.
+    ``detail`` (may be empty) is for logs only: e.g. the end of the child's stderr."""
+
+    def __init__(self, reason: str, detail: str = ""):
+        super().__init__(reason)
+        self.reason = reason
+        self.detail = detail
+
+
+class NoExtractableText(ExtractionFailed):
+    """The file was read but holds no text: encrypted or image-only PDF, empty HTML, etc."""
+
+
+# --------------------------------------------------------------------------------------------
+# Detection
+# --------------------------------------------------------------------------------------------
+
+_ZIP = "a ZIP archive (or an Office/OpenDocument file such as .docx, .xlsx or .odt)"
+# (magic bytes at offset 0, what it is, only when the start is binary (not clean text))
+_SIGNATURES: list[tuple[bytes, str, bool]] = [
+    (b"\x89PNG\r\n\x1a\n", "a PNG image", False),
+    (b"\xff\xd8\xff", "a JPEG image", False),
+    (b"GIF87a", "a GIF image", False),
+    (b"GIF89a", "a GIF image", False),
+    (b"II*\x00", "a TIFF image", False),
+    (b"MM\x00*", "a TIFF image", False),
+    (b"\x00\x00\x01\x00", "an icon file", False),
+    (b"PK\x03\x04", _ZIP, False),
+    (b"PK\x05\x06", _ZIP, False),
+    (b"PK\x07\x08", _ZIP, False),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Microsoft Office file (.doc, .xls, .ppt)", False),
+    (b"\x1f\x8b", "a gzip-compressed file", False),
+    (b"BZh", "a bzip2-compressed file", True),
+    (b"\xfd7zXZ\x00", "an xz-compressed file", False),
+    (b"(\xb5/\xfd", "a Zstandard-compressed file", False),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive", False),
+    (b"Rar!\x1a\x07", "a RAR archive", False),
+    (b"\x7fELF", "an ELF executable", False),
+    (b"\xca\xfe\xba\xbe", "a Java class file or Mach-O executable", False),
+    (b"\xcf\xfa\xed\xfe", "a Mach-O executable", False),
+    (b"\xce\xfa\xed\xfe", "a Mach-O executable", False),
+    (b"\x00asm", "a WebAssembly module", False),
+    (b"SQLite format 3\x00", "an SQLite database", False),
+    (b"%!PS", "a PostScript file", False),
+    (b"{\\rtf", "an RTF document", False),
+    (b"OggS", "an Ogg audio or video file", True),
+    (b"fLaC", "a FLAC audio file", True),
+    (b"ID3", "an MP3 audio file", True),
+    (b"\x1a\x45\xdf\xa3", "a Matroska/WebM video", False),
+    (b"wOFF", "a web font", True),
+    (b"wOF2", "a web font", True),
+    (b"MZ", "a Windows executable", True),
+]
+_RIFF = {b"WEBP": "a WebP image", b"WAVE": "a WAV audio file", b"AVI ": "an AVI video"}
+_ISO_IMAGE_BRANDS = (b"heic", b"heix", b"mif1", b"avif", b"avis")
+
+_PDF_HEADER = re.compile(rb"%PDF-\d\.\d")
+_PDF_SEARCH = 1024  # PDF readers accept the header anywhere in the first 1024 bytes
+_SNIFF = 4096
+_LEADING_MISC = re.compile(
+    rb"\A(?:\s+|<\?[^>]*\?>|<!--.*?-->|<!(?!doctype)[^>]*>)*", re.DOTALL | re.IGNORECASE
+)
+_SVG_START = re.compile(rb"<!doctype\s+svg|<svg[\s>:/]", re.IGNORECASE)
+_HTML_DOCUMENT = re.compile(rb"<!doctype\s+html|<(?:html|head|body)[\s>/]", re.IGNORECASE)
+_HTML_START = re.compile(
+    rb"<!doctype\s+html|<(?:html|head|body|title|meta|link|base|script|style|noscript|iframe"
+    rb"|h[1-6]|div|span|p|a|b|i|br|hr|font|table|ul|ol|dl|pre|form|img|article|section"
+    rb"|main|header|footer|nav|aside|center|blockquote)[\s>/]",
+    re.IGNORECASE,
+)
+_BINARY_CONTROL = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]")
+
+_MARKDOWN_NAMES = (".md", ".markdown", ".mdown", ".mkd", ".mkdn")
+_TEXT_NAMES = (".txt", ".text")
+_MD_FEATURES = [
+    re.compile(r"^#{1,6}[ \t]+\S", re.MULTILINE),  # ATX heading
+    re.compile(r"^[ \t]{0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+\S", re.MULTILINE),  # list item
+    re.compile(r"!?\[[^\]\n]+\]\([^)\s]+(?:[ \t]+\"[^\"\n]*\")?\)"),  # [link](url)
+    re.compile(r"^[ \t]{0,3}(?:```|~~~)", re.MULTILINE),  # fenced code
+    re.compile(r"^\S[^\n]*\n[ \t]{0,3}(?:=+|-{2,})[ \t]*$", re.MULTILINE),  # setext heading
+]
+
+
+def _not_this(what: str) -> UnsupportedUpload:
+    return UnsupportedUpload(f"This looks like {what}, not a PDF, HTML or text file.")
+
+
+def _is_binary(chunk: bytes) -> bool:
+    if _BINARY_CONTROL.search(chunk):
+        return True
+    try:
+        chunk.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start < len(chunk) - 3  # a character cut at the chunk's end is fine
+    return False
+
+
+def _known_other_type(content: bytes) -> str | None:
+    start_is_binary = _is_binary(content[:64])
+    for magic, what, only_if_binary in _SIGNATURES:
+        if content.startswith(magic) and (start_is_binary or not only_if_binary):
+            return what
+    if content[:4] == b"RIFF" and content[8:12] in _RIFF:
+        return _RIFF[content[8:12]]
+    if content[4:8] == b"ftyp":
+        return "an image (HEIC/AVIF)" if content[8:12] in _ISO_IMAGE_BRANDS else "a video file"
+    return None
+
+
+def _pdf_header_at(content: bytes) -> int | None:
+    match = _PDF_HEADER.search(content, 0, _PDF_SEARCH + 8)
+    if match is None:
+        return None
+    at = match.start()
+    # Leading garbage: a line of its own, or binary junk (e.g. a MacBinary header), not
+    # "%PDF-1.4" quoted in the middle of a sentence of a text file.
+    if at == 0 or content[at - 1 : at] in (b"\n", b"\r") or _is_binary(content[:at]):
+        return at
+    return None
+
+
+def _markup_start(content: bytes) -> bytes:
+    head = content[:_SNIFF]
+    if head.startswith(codecs.BOM_UTF8):
+        head = head[3:]
+    return head[_LEADING_MISC.match(head).end() :]
+
+
+def _looks_like_markdown(text: str) -> bool:
+    sample = text[:65536]
+    return sum(1 for pattern in _MD_FEATURES if pattern.search(sample)) >= 2
+
+
+def detect_media_type(content: bytes, filename: str = "") -> str:
+    """PDF, HTML, TEXT or MARKDOWN, decided from ``content``; raises :class:`UnsupportedUpload`.
+
+    ``filename`` only chooses between TEXT and MARKDOWN for content that is text anyway (and
+    lets a ``.md`` file that opens with an HTML fragment such as ``<p align="center">`` stay
+    Markdown); it never makes other content acceptable. Order: known other types by magic
+    bytes, ``%PDF-`` at the start, SVG / HTML sniffing, ``%PDF-`` later in the first 1024
+    bytes, then UTF-8 text.
+    """
+    if not content:
+        raise UnsupportedUpload("The file is empty (0 bytes).")
+    if (other := _known_other_type(content)) is not None:
+        raise _not_this(other)
+    if content.startswith(b"%PDF-"):
+        return PDF
+    if content.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise UnsupportedUpload(
+            "The file is UTF-16 text. Save it as UTF-8 text and upload it again."
+        )
+
+    start = _markup_start(content)
+    if _SVG_START.match(start):
+        raise _not_this("an SVG image")
+    name = filename.lower()
+    if _HTML_START.match(start) and not (
+        # A README.md that opens with <p align="center">… is Markdown, not a web page.
+        name.endswith(_MARKDOWN_NAMES) and not _HTML_DOCUMENT.match(start)
+    ):
+        if (nul := content.find(b"\x00")) != -1:
+            raise UnsupportedUpload(
+                f"The file starts like HTML but contains binary data (a NUL byte at position "
+                f"{nul}), so it is not a PDF, HTML or text file."
+            )
+        return HTML
+    if _pdf_header_at(content) is not None:
+        return PDF
+
+    body, offset = (content[3:], 3) if content.startswith(codecs.BOM_UTF8) else (content, 0)
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UnsupportedUpload(
+            f"The file is not valid UTF-8 text (first bad byte at position {exc.start + offset})."
+            " If it is text, save it as UTF-8 and upload it again; other kinds of file (images,"
+            " Word documents, archives…) are not accepted."
+        ) from None
+    if (nul := content.find(b"\x00")) != -1:
+        raise UnsupportedUpload(
+            f"The file contains binary data (a NUL byte at position {nul}), so it is not a PDF,"
+            " HTML or text file."
+        )
+    controls = len(_BINARY_CONTROL.findall(content[:65536]))
+    if controls and controls * 100 >= min(len(text), 65536):
+        raise UnsupportedUpload(
+            "The file contains binary control characters, so it is not a PDF, HTML or text file."
+        )
+
+    if name.endswith(_MARKDOWN_NAMES):
+        return MARKDOWN
+    if name.endswith(_TEXT_NAMES):
+        return TEXT
+    return MARKDOWN if _looks_like_markdown(text) else TEXT
+
+
+# --------------------------------------------------------------------------------------------
+# Extraction
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ExtractionResult:
+    text: str  # canonical: Unicode NFC, "\n" line endings, no NUL / control characters
+    page_offsets: list[int] = field(default_factory=list)  # PDF: where each page starts
+    sections: list[dict] = field(default_factory=list)  # HTML: title / description / body
+    extractor: str = ""  # e.g. "pypdfium2 5.15.2", "trafilatura 2.3.1", "utf-8"
+
+
+#: The folder that holds the ``sources`` package: the child runs with it as cwd / PYTHONPATH.
+_IMPORT_ROOT = Path(__file__).resolve().parent.parent
+_CHILD_MODULE = "sources._extract_child"
+_READ_CHUNK = 1 << 16
+_STDERR_KEPT = 4000
+_CRASH_SIGNALS = {signal.SIGABRT, signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGTRAP}
+
+
+@dataclass
+class _ChildRun:
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+    timed_out: bool
+    peak_rss_kb: int  # ru_maxrss of the child (kilobytes on Linux)
+    seconds: float
+
+
+def _child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    inherited = env.get("PYTHONPATH")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_IMPORT_ROOT), inherited]))
+    env.pop("PYTHONSTARTUP", None)
+    env.pop("PYTHONINSPECT", None)
+    env["PYTHONIOENCODING"] = "utf-8"
+    return env
+
+
+def _run_child(args: list[str], data: bytes, time_limit: float) -> _ChildRun:
+    """Run ``args`` with ``data`` on stdin; kill its process group past ``time_limit``."""
+    started = time.monotonic()
+    deadline = started + time_limit
+    proc = subprocess.Popen(
+        args,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=_IMPORT_ROOT,
+        env=_child_env(),
+        start_new_session=True,  # its own process group, so a kill reaches everything in it
+        close_fds=True,
+    )
+    out, err = bytearray(), bytearray()
+    view, sent = memoryview(data), 0
+    timed_out = False
+    status = rusage = None
+    try:
+        with selectors.DefaultSelector() as selector:
+            if data:
+                os.set_blocking(proc.stdin.fileno(), False)
+                selector.register(proc.stdin, selectors.EVENT_WRITE)
+            else:
+                proc.stdin.close()
+            selector.register(proc.stdout, selectors.EVENT_READ, out)
+            selector.register(proc.stderr, selectors.EVENT_READ, err)
+            while selector.get_map():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    timed_out = True
+                    break
+                for key, _ in selector.select(remaining):
+                    if key.fileobj is proc.stdin:
+                        try:
+                            sent += os.write(key.fd, view[sent : sent + _READ_CHUNK])
+                        except (BrokenPipeError, BlockingIOError) as exc:
+                            if isinstance(exc, BlockingIOError):
+                                continue
+                            sent = len(view)  # the child stopped reading: it will report
+                        if sent >= len(view):
+                            selector.unregister(proc.stdin)
+                            proc.stdin.close()
+                    else:
+                        chunk = os.read(key.fd, _READ_CHUNK)
+                        if chunk:
+                            key.data.extend(chunk)
+                            if key.data is err and len(err) > 4 * _STDERR_KEPT:
+                                del err[: len(err) - _STDERR_KEPT]
+                        else:
+                            selector.unregister(key.fileobj)
+        # The pipes are closed; the child is exiting. Reap it, still within the deadline.
+        while not timed_out:
+            pid, status, rusage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() >= deadline:
+                timed_out = True
+            else:
+                time.sleep(0.005)
+    finally:
+        if status is None:  # timed out, or the caller was interrupted: never leave it running
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            _, status, rusage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream and not stream.closed:
+                stream.close()
+    return _ChildRun(
+        returncode=proc.returncode,
+        stdout=bytes(out),
+        stderr=bytes(err[-_STDERR_KEPT:]),
+        timed_out=timed_out,
+        peak_rss_kb=rusage.ru_maxrss,
+        seconds=time.monotonic() - started,
+    )
+
+
+def _child_args(media_type: str, time_limit: float, memory_limit_mb: int) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        _CHILD_MODULE,
+        media_type,
+        repr(float(time_limit)),
+        str(int(memory_limit_mb)),
+    ]
+
+
+def _time_message(time_limit: float) -> str:
+    return f"Extraction took longer than {time_limit:g} seconds and was stopped."
+
+
+def _memory_message(memory_limit_mb: int) -> str:
+    return (
+        f"Extraction needed more than the {memory_limit_mb} MB memory limit and was stopped "
+        "(the file may be built to exhaust memory, or be too complex)."
+    )
+
+
+def _result_from(run: _ChildRun, time_limit: float, memory_limit_mb: int) -> ExtractionResult:
+    detail = run.stderr.decode("utf-8", "replace").strip()
+    if run.timed_out:
+        raise ExtractionFailed(_time_message(time_limit), detail)
+    if run.returncode < 0:
+        number = -run.returncode
+        name = signal.Signals(number).name if number in signal.Signals else str(number)
+        if number == signal.SIGXCPU:
+            raise ExtractionFailed(_time_message(time_limit), detail)
+        near_cap = run.peak_rss_kb * 1024 >= memory_limit_mb * 1024 * 1024 // 2
+        if near_cap and (number in _CRASH_SIGNALS or number == signal.SIGKILL):
+            # PDFium aborts when an allocation fails under RLIMIT_AS.
+            raise ExtractionFailed(_memory_message(memory_limit_mb), detail)
+        raise ExtractionFailed(
+            f"The file could not be read: the extractor stopped unexpectedly ({name}).", detail
+        )
+    if run.returncode != 0:
+        if "MemoryError" in detail:
+            raise ExtractionFailed(_memory_message(memory_limit_mb), detail)
+        last = detail.splitlines()[-1] if detail else f"exit status {run.returncode}"
+        raise ExtractionFailed(f"The extractor failed to start or run ({last[:200]}).", detail)
+    try:
+        reply = json.loads(run.stdout)
+    except ValueError:
+        raise ExtractionFailed("The extractor returned no usable result.", detail) from None
+    if not reply.get("ok"):
+        kind, reason = reply.get("kind"), reply.get("reason", "")
+        if kind == "memory":
+            raise ExtractionFailed(_memory_message(memory_limit_mb), detail)
+        if kind == "no_text":
+            raise NoExtractableText(reason, detail)
+        if kind == "crash":
+            raise ExtractionFailed(f"The file could not be read ({reason}).", detail)
+        raise ExtractionFailed(reason, detail)
+    return ExtractionResult(
+        text=reply["text"],
+        page_offsets=list(reply["page_offsets"]),
+        sections=list(reply["sections"]),
+        extractor=reply["extractor"],
+    )
+
+
+def extract_text(
+    content: bytes, media_type: str, *, time_limit: float = 30, memory_limit_mb: int = 512
+) -> ExtractionResult:
+    """Extract the canonical text of ``content`` (of a type from :func:`detect_media_type`).
+
+    Runs in a child process limited to ``time_limit`` seconds of wall-clock time (and about as
+    much CPU time) and ``memory_limit_mb`` MB of address space. Raises
+    :class:`NoExtractableText` when the file holds no text and :class:`ExtractionFailed` when
+    it cannot be read, runs past a limit or crashes the extractor.
+    """
+    if media_type not in MEDIA_TYPES:
+        raise ValueError(f"media_type must be one of {MEDIA_TYPES}, not {media_type!r}")
+    if time_limit <= 0 or memory_limit_mb <= 0:
+        raise ValueError("time_limit and memory_limit_mb must be positive")
+    run = _run_child(
+        _child_args(media_type, time_limit, memory_limit_mb), bytes(content), time_limit
+    )
+    return _result_from(run, time_limit, memory_limit_mb)

@@ -1,0 +1,403 @@
+"""The text-anchoring core: pure functions, no database."""
+
+import itertools
+import unicodedata
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from sources.anchoring import (
+    CHANGED,
+    CONTEXT_LENGTH,
+    MOVED,
+    ORPHANED,
+    UNCHANGED,
+    Reanchored,
+    closest_passages,
+    find_exact,
+    find_occurrences,
+    index_to_utf16,
+    reanchor,
+    utf16_to_index,
+)
+
+PARAGRAPHS = [
+    "The committee met on Tuesday to review the annual budget of the city council.",
+    "Its chair, Ms Okafor, said that spending on public transport would rise by 4% next "
+    "year, mostly for new buses on the northern routes.",
+    "Critics answered that the figures left out the cost of repairing the old depot.",
+    "A spokesperson for the mayor declined to comment on the depot before the audit.",
+    "The final vote is expected in March, after a public consultation of six weeks.",
+]
+TEXT = "\n\n".join(PARAGRAPHS)
+QUOTE = "spending on public transport would rise by 4% next year"
+
+
+def quotation(text, exact, occurrence=0):
+    """``(start, end, exact, prefix, suffix)`` of the given occurrence of ``exact``."""
+    start = find_occurrences(text, exact)[occurrence]
+    end = start + len(exact)
+    return start, end, exact, text[max(0, start - CONTEXT_LENGTH) : start], text[end:][:32]
+
+
+def carry(old_text, new_text, exact, occurrence=0):
+    return reanchor(old_text, new_text, *quotation(old_text, exact, occurrence))
+
+
+# --------------------------------------------------------------------------------------
+# Exact search
+# --------------------------------------------------------------------------------------
+
+
+def test_find_occurrences_includes_overlapping_occurrences():
+    assert find_occurrences("aaaa", "aa") == [0, 1, 2]
+    assert find_occurrences("abc", "d") == []
+    assert find_occurrences("abc", "") == []
+
+
+def test_find_exact_prefers_the_occurrence_whose_context_matches():
+    text = "red said yes. blue said yes. green said yes."
+    assert find_exact(text, "said yes", prefix="blue ", suffix=". gr") == (19, 27)
+
+
+def test_find_exact_uses_the_hint_between_equally_good_occurrences():
+    text = "said yes. said yes. said yes."
+    assert find_exact(text, "said yes", hint=19) == (20, 28)
+    assert find_exact(text, "said yes") == (0, 8)
+
+
+def test_find_exact_of_missing_text_is_none():
+    assert find_exact(TEXT, "not in the text") is None
+    assert find_exact(TEXT, "") is None
+
+
+def test_find_exact_in_a_large_text_with_a_partial_context():
+    text = "filler words here. " * 50_000 + "the quote, at last. " + "more filler. " * 100
+    start = text.index("the quote")
+    assert find_exact(text, "the quote", prefix="ZZZ here. ", suffix=", at") == (start, start + 9)
+
+
+# --------------------------------------------------------------------------------------
+# Re-anchoring: each status
+# --------------------------------------------------------------------------------------
+
+
+def test_an_identical_text_leaves_the_quotation_unchanged():
+    start, end, *_ = quotation(TEXT, QUOTE)
+    assert carry(TEXT, TEXT, QUOTE) == Reanchored(UNCHANGED, start, end, QUOTE)
+
+
+def test_an_edit_after_the_quotation_leaves_it_unchanged():
+    new_text = TEXT.replace("in March", "in April")
+    start, end, *_ = quotation(TEXT, QUOTE)
+    assert carry(TEXT, new_text, QUOTE) == Reanchored(UNCHANGED, start, end, QUOTE)
+
+
+def test_text_inserted_before_the_quotation_moves_it_by_that_much():
+    new_text = "Updated on 3 May. " + TEXT
+    start, end, *_ = quotation(TEXT, QUOTE)
+    assert carry(TEXT, new_text, QUOTE) == Reanchored(MOVED, start + 18, end + 18, QUOTE)
+
+
+def test_an_edit_inside_the_quote_gives_changed_with_the_new_wording():
+    new_text = TEXT.replace("would rise by 4%", "would rise by 5%")
+    result = carry(TEXT, new_text, QUOTE)
+    assert result.status == CHANGED
+    assert result.exact == "spending on public transport would rise by 5% next year"
+    assert new_text[result.start : result.end] == result.exact
+
+
+def test_a_changed_word_at_the_start_of_the_quote_stays_inside_it():
+    new_text = TEXT.replace("spending on public", "expenditure on public")
+    result = carry(TEXT, new_text, QUOTE)
+    assert result.status == CHANGED
+    assert result.exact == "expenditure on public transport would rise by 4% next year"
+
+
+def test_a_deleted_quote_is_orphaned():
+    new_text = TEXT.replace(QUOTE, "")
+    assert carry(TEXT, new_text, QUOTE) == Reanchored(ORPHANED)
+
+
+def test_a_deleted_paragraph_is_orphaned():
+    new_text = "\n\n".join(p for p in PARAGRAPHS if QUOTE not in p)
+    assert carry(TEXT, new_text, QUOTE).status == ORPHANED
+
+
+def test_a_half_deleted_quote_is_orphaned_not_changed():
+    new_text = TEXT.replace("public transport would rise by 4% next year", "it")
+    assert carry(TEXT, new_text, QUOTE).status == ORPHANED
+
+
+def test_a_rewritten_passage_is_orphaned():
+    new_text = TEXT.replace(QUOTE, "the depot would be sold to a developer before winter")
+    assert carry(TEXT, new_text, QUOTE).status == ORPHANED
+
+
+# --------------------------------------------------------------------------------------
+# Re-anchoring: repeats and lookalikes
+# --------------------------------------------------------------------------------------
+
+
+def test_a_repeated_quote_is_placed_by_its_prefix_and_suffix():
+    ann = "Ann said that the budget will rise; Ann was wrong."
+    bob = "Bob said that the budget will rise; Bob was right."
+    # The sentences swap places: the old offset alone would pick Ann's words.
+    result = carry(ann + " " + bob, bob + " " + ann, "the budget will rise", occurrence=1)
+    assert result == Reanchored(MOVED, 14, 34, "the budget will rise")
+
+
+def test_a_deleted_quote_is_not_pinned_to_the_same_words_elsewhere():
+    old_text = TEXT + "\n\nIn other news, spending on public transport would rise by 4% next year."
+    new_text = old_text.replace(PARAGRAPHS[1] + "\n\n", "")
+    assert carry(old_text, new_text, QUOTE, occurrence=0).status == ORPHANED
+
+
+def test_a_lookalike_paragraph_elsewhere_is_not_taken_when_the_original_is_deleted():
+    lookalike = (
+        "Its chair, Ms Okafor, said that spending on public transport would rise by 3% next "
+        "year, mostly for new trams on the northern routes."
+    )
+    old_text = TEXT + "\n\nCorrection of an earlier version:\n\n" + lookalike
+    new_text = old_text.replace(PARAGRAPHS[1] + "\n\n", "")
+    assert lookalike in new_text and QUOTE not in new_text
+    assert carry(old_text, new_text, QUOTE).status == ORPHANED
+
+
+def test_a_surviving_repeat_is_still_found_when_another_copy_is_deleted():
+    old_text = "One: the budget will rise. Two: the budget will rise. Three: the end."
+    new_text = "Two: the budget will rise. Three: the end."
+    result = carry(old_text, new_text, "the budget will rise", occurrence=1)
+    assert result == Reanchored(MOVED, 5, 25, "the budget will rise")
+
+
+# --------------------------------------------------------------------------------------
+# Re-anchoring: far moves, edges, Unicode
+# --------------------------------------------------------------------------------------
+
+
+def filler(count):
+    return " ".join(f"Sentence {i} is only here to pad the document out." for i in range(count))
+
+
+def test_a_paragraph_moved_far_away_carries_its_quote():
+    old_text = PARAGRAPHS[1] + "\n\n" + filler(2000)
+    new_text = filler(2000) + "\n\n" + PARAGRAPHS[1]
+    result = carry(old_text, new_text, QUOTE)
+    assert result.status == MOVED
+    assert new_text[result.start : result.end] == QUOTE
+
+
+def test_a_paragraph_moved_far_away_and_edited_is_changed():
+    old_text = PARAGRAPHS[1] + "\n\n" + filler(2000)
+    new_text = filler(2000) + "\n\n" + PARAGRAPHS[1].replace("by 4%", "by 4.5%")
+    result = carry(old_text, new_text, QUOTE)
+    assert result.status == CHANGED
+    assert result.exact == QUOTE.replace("4%", "4.5%")
+
+
+def test_quotes_at_the_edges_of_the_text_have_short_contexts():
+    first = "The committee met"
+    last = "after a public consultation of six weeks."
+    new_text = TEXT.replace("The committee met", "The committee meets").replace(
+        "six weeks.", "six long weeks."
+    )
+    start_quote = quotation(TEXT, first)
+    assert start_quote[3] == ""
+    end_quote = quotation(TEXT, last)
+    assert end_quote[4] == ""
+
+    assert reanchor(TEXT, new_text, *start_quote) == Reanchored(
+        CHANGED, 0, 19, "The committee meets"
+    )
+    result = reanchor(TEXT, new_text, *end_quote)
+    assert result.status == CHANGED
+    assert result.exact == "after a public consultation of six long weeks."
+    assert result.end == len(new_text)
+    assert reanchor(TEXT, "Foreword. " + TEXT, *start_quote) == Reanchored(MOVED, 10, 27, first)
+
+
+def test_a_quote_that_is_the_whole_text():
+    assert reanchor("abc def", "abc def", 0, 7, "abc def", "", "") == Reanchored(
+        UNCHANGED, 0, 7, "abc def"
+    )
+    assert reanchor("abc def", "xyz", 0, 7, "abc def", "", "").status == ORPHANED
+
+
+def test_offsets_count_code_points_with_emoji_and_combining_accents():
+    # "n\u0308" has no precomposed form, so NFC keeps the combining diaeresis.
+    old_text = "Le maire 😀 a dit : « la ville ne s’endettera pas » ; Spin\u0308al Tap y croit."
+    assert unicodedata.is_normalized("NFC", old_text)
+    new_text = "🎉🎉 " + old_text.replace("ne s’endettera pas", "ne s’endettera jamais")
+    result = carry(old_text, new_text, "la ville ne s’endettera pas")
+    assert result.status == CHANGED
+    assert result.exact == "la ville ne s’endettera jamais"
+    assert new_text[result.start : result.end] == result.exact
+    quote = "Spin\u0308al Tap y croit"
+    start = new_text.index("Spin")
+    # 19 code points: the combining mark is one of them.
+    assert carry(old_text, new_text, quote) == Reanchored(MOVED, start, start + 19, quote)
+
+
+def test_an_inconsistent_quotation_is_refused():
+    with pytest.raises(ValueError):
+        reanchor("abc", "abc", 0, 2, "xy", "", "c")
+    with pytest.raises(ValueError):
+        reanchor("abc", "abc", 1, 1, "", "a", "bc")
+
+
+# --------------------------------------------------------------------------------------
+# Quote finder
+# --------------------------------------------------------------------------------------
+
+
+def spelled(diff, kept):
+    return "".join(segment for op, segment in diff if op in ("equal", kept))
+
+
+def test_closest_passages_finds_a_misremembered_quote_with_its_diff():
+    pasted = "spending on public transports would rise by four percent next year"
+    passages = closest_passages(TEXT, pasted)
+    best = passages[0]
+    assert best.exact == TEXT[best.start : best.end]
+    assert best.exact == QUOTE
+    assert spelled(best.diff, "delete") == pasted
+    assert spelled(best.diff, "insert") == best.exact
+    assert ("delete", "four percent") in best.diff and ("insert", "4%") in best.diff
+
+
+def test_closest_passages_are_sorted_best_first_and_do_not_overlap():
+    pasted = "the cost of repairing the old depot"
+    passages = closest_passages(TEXT.replace("old depot", "old dpot"), pasted, limit=3)
+    assert passages[0].distance == 1
+    assert [p.distance for p in passages] == sorted(p.distance for p in passages)
+    for a, b in itertools.pairwise(passages):
+        assert a.end <= b.start or b.end <= a.start
+
+
+def test_closest_passages_puts_exact_occurrences_first():
+    passages = closest_passages(TEXT, "the depot", limit=2)
+    assert passages[0].distance == 0
+    assert passages[0].diff == [("equal", "the depot")]
+
+
+def test_closest_passages_respects_max_distance():
+    assert closest_passages(TEXT, "zzzz qqqq xxxx", max_distance=2) == []
+    assert closest_passages(TEXT, "") == []
+
+
+# --------------------------------------------------------------------------------------
+# Browser offsets
+# --------------------------------------------------------------------------------------
+
+
+def test_utf16_offsets_count_emoji_twice_and_accents_once():
+    text = "a😀b n\u0308!"
+    assert [index_to_utf16(text, i) for i in range(len(text) + 1)] == [0, 1, 3, 4, 5, 6, 7, 8]
+    assert utf16_to_index(text, 3) == 2
+    assert utf16_to_index(text, 8) == len(text)
+    for index in range(len(text) + 1):
+        assert utf16_to_index(text, index_to_utf16(text, index)) == index
+
+
+def test_a_utf16_offset_inside_a_surrogate_pair_or_beyond_the_text_is_refused():
+    text = "a😀b"
+    with pytest.raises(ValueError):
+        utf16_to_index(text, 2)
+    with pytest.raises(ValueError):
+        utf16_to_index(text, 5)
+    with pytest.raises(ValueError):
+        utf16_to_index(text, -1)
+    with pytest.raises(ValueError):
+        index_to_utf16(text, 4)
+
+
+# --------------------------------------------------------------------------------------
+# Properties
+# --------------------------------------------------------------------------------------
+
+# A small alphabet makes repeats (and so ambiguity) common; emoji and an accent keep the
+# code-point arithmetic honest.
+ALPHABET = "abcde fgh\n😀é"
+texts = st.text(alphabet=ALPHABET, min_size=1, max_size=160)
+PROPERTY = settings(max_examples=200, deadline=None)
+
+
+@st.composite
+def spans(draw, text_strategy=texts):
+    text = draw(text_strategy)
+    start = draw(st.integers(0, len(text) - 1))
+    end = draw(st.integers(start + 1, len(text)))
+    return text, start, end
+
+
+def stored(text, start, end):
+    return start, end, text[start:end], text[max(0, start - 32) : start], text[end : end + 32]
+
+
+@st.composite
+def edited(draw, text):
+    """``text`` with a few random deletions and insertions."""
+    for _ in range(draw(st.integers(0, 4))):
+        position = draw(st.integers(0, len(text)))
+        deleted = draw(st.integers(0, 10))
+        inserted = draw(st.text(alphabet=ALPHABET, max_size=12))
+        text = text[:position] + inserted + text[position + deleted :]
+    return text
+
+
+@PROPERTY
+@given(st.data(), spans())
+def test_every_reanchored_span_holds_its_exact_text(data, span):
+    old_text, start, end = span
+    new_text = data.draw(edited(old_text))
+    result = reanchor(old_text, new_text, *stored(old_text, start, end))
+    if result.status == ORPHANED:
+        assert (result.start, result.end, result.exact) == (None, None, None)
+    else:
+        assert new_text[result.start : result.end] == result.exact
+        assert (result.status == CHANGED) == (result.exact != old_text[start:end])
+        assert result.status != UNCHANGED or result.start == start
+
+
+@PROPERTY
+@given(spans())
+def test_reanchoring_onto_the_same_text_is_unchanged(span):
+    text, start, end = span
+    assert reanchor(text, text, *stored(text, start, end)) == Reanchored(
+        UNCHANGED, start, end, text[start:end]
+    )
+
+
+@PROPERTY
+@given(spans(), st.data())
+def test_inserting_text_before_the_span_shifts_it(span, data):
+    old_text, start, end = span
+    exact = old_text[start:end]
+    # Unique words, and an insertion in other letters, so that the right answer is unique.
+    assume(len(find_occurrences(old_text, exact)) == 1)
+    position = data.draw(st.integers(0, start))
+    inserted = data.draw(st.text(alphabet="XYZ12", min_size=1, max_size=40))
+    new_text = old_text[:position] + inserted + old_text[position:]
+    result = reanchor(old_text, new_text, *stored(old_text, start, end))
+    assert result == Reanchored(MOVED, start + len(inserted), end + len(inserted), exact)
+
+
+@PROPERTY
+@given(spans(), st.text(alphabet=ALPHABET, max_size=40), st.text(alphabet=ALPHABET, max_size=40))
+def test_find_exact_always_returns_the_exact_text(span, prefix, suffix):
+    text, start, end = span
+    exact = text[start:end]
+    found = find_exact(text, exact, prefix, suffix, hint=start)
+    assert found is not None and text[found[0] : found[1]] == exact
+    assert find_exact(text, exact, text[max(0, start - 32) : start], text[end : end + 32], start)
+
+
+@PROPERTY
+@given(texts, st.text(alphabet=ALPHABET, min_size=1, max_size=30))
+def test_closest_passages_diffs_spell_both_strings(text, passage):
+    for found in closest_passages(text, passage, limit=3, max_distance=len(passage)):
+        assert found.exact == text[found.start : found.end]
+        assert spelled(found.diff, "delete") == passage
+        assert spelled(found.diff, "insert") == found.exact

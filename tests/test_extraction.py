@@ -1,0 +1,393 @@
+"""Content-type detection and text extraction of uploads (sources.extraction): no database."""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from sources.extraction import (
+    HTML,
+    MARKDOWN,
+    PAGE_SEPARATOR,
+    PDF,
+    TEXT,
+    ExtractionFailed,
+    NoExtractableText,
+    UnsupportedUpload,
+    canonical_text,
+    detect_media_type,
+    extract_text,
+)
+from tests import sample_files as samples
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _child_pids() -> set[int]:
+    pids = set()
+    for task in Path("/proc/self/task").iterdir():
+        pids.update(int(p) for p in (task / "children").read_text().split())
+    return pids
+
+
+# --------------------------------------------------------------------------------------------
+# Detection
+# --------------------------------------------------------------------------------------------
+
+
+def test_empty_file_is_refused_as_empty():
+    with pytest.raises(UnsupportedUpload) as refused:
+        detect_media_type(samples.EMPTY_BYTES, "report.pdf")
+    assert refused.value.reason == "The file is empty (0 bytes)."
+
+
+@pytest.mark.parametrize(
+    ("content", "name", "what"),
+    [
+        (samples.PNG_BYTES, "report.pdf", "a PNG image"),
+        (samples.PNG_BYTES, "notes.md", "a PNG image"),
+        (samples.JPEG_BYTES, "scan.pdf", "a JPEG image"),
+        (samples.GIF_BYTES, "page.html", "a GIF image"),
+        (samples.ZIP_BYTES, "notes.txt", "a ZIP archive"),
+        (samples.GZIP_BYTES, "report.pdf", "a gzip-compressed file"),
+        (samples.ELF_BYTES, "readme.txt", "an ELF executable"),
+        (samples.EXE_BYTES, "report.pdf", "a Windows executable"),
+    ],
+)
+def test_known_other_type_is_refused_whatever_its_name(content, name, what):
+    with pytest.raises(UnsupportedUpload) as refused:
+        detect_media_type(content, name)
+    assert refused.value.reason.startswith(f"This looks like {what}")
+    assert refused.value.reason.endswith("not a PDF, HTML or text file.")
+
+
+def test_png_named_pdf_gets_the_exact_refusal_message():
+    with pytest.raises(UnsupportedUpload) as refused:
+        detect_media_type(samples.PNG_BYTES, "report.pdf")
+    assert refused.value.reason == "This looks like a PNG image, not a PDF, HTML or text file."
+
+
+def test_svg_is_refused_as_an_svg_image_even_named_html():
+    with pytest.raises(UnsupportedUpload) as refused:
+        detect_media_type(samples.SVG_BYTES, "page.html")
+    assert refused.value.reason == "This looks like an SVG image, not a PDF, HTML or text file."
+
+
+def test_pdf_is_detected_from_its_header_not_its_name():
+    assert detect_media_type(samples.make_text_pdf(["Hello."]), "notes.txt") == PDF
+
+
+def test_pdf_header_after_leading_garbage_is_still_a_pdf():
+    assert detect_media_type(b"\x00\x01junk header\n" + samples.make_text_pdf(["Hi."])) == PDF
+    assert detect_media_type(b"From: mail gateway\r\n" + samples.make_text_pdf(["Hi."])) == PDF
+
+
+def test_pdf_header_quoted_inside_a_sentence_stays_text():
+    assert detect_media_type(b"A PDF starts with %PDF-1.7 as its first bytes.\n") == TEXT
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"<!DOCTYPE html><html><body><p>Hi</p></body></html>",
+        b"<html><p>Hi</p></html>",
+        b"\xef\xbb\xbf  \n <head><title>T</title></head>",
+        b"<!-- saved from a browser -->\n<BODY>Hi</BODY>",
+        b'<?xml version="1.0"?>\n<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0//EN">\n<html/>',
+        b"<p>Just a fragment.</p>",
+        b"\n\n<div class='x'>Hi</div>",
+    ],
+)
+def test_html_is_sniffed_from_the_start_of_the_content(content):
+    assert detect_media_type(content, "page.txt") == HTML
+
+
+def test_text_that_mentions_tags_later_is_not_html():
+    assert detect_media_type(b"Use <b> for bold and <html> for the root.\n") == TEXT
+    assert detect_media_type(b"<alice@example.org> wrote: fine.\n") == TEXT
+
+
+def test_readme_md_opening_with_an_html_fragment_is_markdown():
+    readme = b'<p align="center"><img src="logo.png"></p>\n\n# Project\n\n- item\n'
+    assert detect_media_type(readme, "README.md") == MARKDOWN
+    assert detect_media_type(readme, "page.html") == HTML
+
+
+def test_invalid_utf8_is_refused_with_the_first_bad_byte_position():
+    with pytest.raises(UnsupportedUpload) as refused:
+        detect_media_type(samples.INVALID_UTF8_BYTES, "notes.txt")
+    position = samples.INVALID_UTF8_BAD_POSITION
+    assert refused.value.reason.startswith(
+        f"The file is not valid UTF-8 text (first bad byte at position {position})."
+    )
+
+
+def test_bad_byte_position_counts_the_bom():
+    with pytest.raises(UnsupportedUpload, match=r"at position 5\)"):
+        detect_media_type(b"\xef\xbb\xbfab\xc3(")
+
+
+def test_nul_bytes_make_a_utf8_file_binary():
+    with pytest.raises(UnsupportedUpload, match="NUL byte at position 3"):
+        detect_media_type(b"abc\x00def", "notes.txt")
+
+
+def test_binary_control_characters_are_refused():
+    with pytest.raises(UnsupportedUpload, match="binary control characters"):
+        detect_media_type(b"\x01\x02\x03\x04 looks like text")
+
+
+def test_utf16_text_is_refused_with_advice():
+    with pytest.raises(UnsupportedUpload, match="UTF-16"):
+        detect_media_type("Hello".encode("utf-16"), "notes.txt")
+
+
+def test_utf8_text_with_bom_emoji_and_accents_is_text():
+    assert detect_media_type(b"\xef\xbb\xbf" + samples.EMOJI_TEXT) == TEXT
+    assert detect_media_type(samples.COMBINING_ACCENT_TEXT, "notes.txt") == TEXT
+
+
+def test_markdown_is_chosen_by_name_or_by_clear_structure():
+    assert detect_media_type(b"Plain words only.\n", "notes.md") == MARKDOWN
+    assert detect_media_type(b"Plain words only.\n", "notes.markdown") == MARKDOWN
+    assert detect_media_type(samples.MARKDOWN_TEXT) == MARKDOWN
+    assert detect_media_type(samples.MARKDOWN_TEXT, "notes.txt") == TEXT
+    assert detect_media_type(b"Plain words only.\n") == TEXT
+    # One feature alone (shell-style comments, or a list) is not clear Markdown.
+    assert detect_media_type(b"# comment\n# another comment\nx = 1\n") == TEXT
+    assert detect_media_type(b"Shopping:\n- eggs\n- milk\n") == TEXT
+
+
+def test_a_name_never_makes_a_binary_file_acceptable():
+    for name in ("notes.md", "notes.txt", "page.html", "report.pdf"):
+        with pytest.raises(UnsupportedUpload):
+            detect_media_type(b"\x00\x01\x02\x03\xff\xfe binary", name)
+
+
+# --------------------------------------------------------------------------------------------
+# PDF
+# --------------------------------------------------------------------------------------------
+
+
+def test_text_pdf_is_extracted_page_by_page_with_page_offsets():
+    pages = ["Page one: the quick brown fox.", "Page two: jumps over", "Page three: the dog."]
+    result = extract_text(samples.make_text_pdf(pages), PDF)
+
+    assert result.extractor.startswith("pypdfium2 ")
+    assert result.text == PAGE_SEPARATOR.join(pages)
+    assert result.page_offsets[0] == 0
+    assert len(result.page_offsets) == len(pages)
+    for i, page in enumerate(pages):
+        assert result.text[result.page_offsets[i] :].startswith(page)
+    assert result.sections == []
+
+
+def test_page_offsets_stay_right_around_an_empty_page_and_accents():
+    pages = ["Café crème.", "", "Déjà vu, naïve façade."]
+    result = extract_text(samples.make_text_pdf(pages), PDF)
+    assert result.page_offsets == [0, 13, 15]
+    for i, page in enumerate(pages):
+        assert result.text[result.page_offsets[i] :].startswith(page)
+    assert "Café" in result.text and "e\u0301" not in result.text
+
+
+def test_multi_line_pdf_page_uses_lf_line_endings():
+    result = extract_text(samples.make_text_pdf(["First line\nSecond line"]), PDF)
+    assert result.text == "First line\nSecond line"
+
+
+def test_pdf_line_running_past_the_page_edge_is_kept_whole():
+    line = " ".join(f"word{i}" for i in range(60)) + " end."  # ~400 chars: twice the width
+    result = extract_text(samples.make_text_pdf([line], width_chars=1000), PDF)
+    assert result.text == line
+
+
+def test_password_protected_pdf_has_no_extractable_text():
+    with pytest.raises(NoExtractableText) as failed:
+        extract_text(samples.make_encrypted_pdf(), PDF)
+    assert failed.value.reason.startswith("This PDF is encrypted")
+
+
+def test_pdf_encrypted_without_a_user_password_is_extracted():
+    result = extract_text(samples.make_encrypted_pdf(["Open to all."], user_password=""), PDF)
+    assert result.text == "Open to all."
+
+
+def test_image_only_pdf_has_no_extractable_text():
+    with pytest.raises(NoExtractableText) as failed:
+        extract_text(samples.make_image_only_pdf(), PDF)
+    assert failed.value.reason.startswith("This PDF has no extractable text (it may be scanned")
+
+
+def test_blank_pdf_has_no_extractable_text():
+    with pytest.raises(NoExtractableText):
+        extract_text(samples.make_blank_pdf(3), PDF)
+
+
+def test_truncated_pdf_fails_as_damaged():
+    content = samples.make_truncated_pdf(0.5)
+    assert detect_media_type(content, "report.pdf") == PDF
+    with pytest.raises(ExtractionFailed) as failed:
+        extract_text(content, PDF)
+    assert not isinstance(failed.value, NoExtractableText)
+    assert "damaged or incomplete" in failed.value.reason
+
+
+def test_pdf_missing_only_its_last_bytes_is_repaired():
+    result = extract_text(samples.make_truncated_pdf(0.99), PDF)
+    assert result.text.startswith("Truncated page 1.")
+    assert len(result.page_offsets) == 4
+
+
+def test_pdf_past_the_time_limit_is_stopped_and_the_caller_carries_on():
+    bomb = samples.make_form_bomb_pdf(depth=6)  # ~13 s and ~5 GB of work for PDFium
+    before = _child_pids()
+    started = time.monotonic()
+    with pytest.raises(ExtractionFailed) as failed:
+        extract_text(bomb, PDF, time_limit=0.5, memory_limit_mb=8192)
+    elapsed = time.monotonic() - started
+
+    assert failed.value.reason == "Extraction took longer than 0.5 seconds and was stopped."
+    assert elapsed < 2
+    assert _child_pids() == before  # the child was killed and reaped
+    assert extract_text(samples.make_text_pdf(["Still fine."]), PDF).text == "Still fine."
+
+
+def test_many_page_pdf_past_a_tiny_time_limit_is_stopped():
+    with pytest.raises(ExtractionFailed, match=r"took longer than 0\.2 seconds"):
+        extract_text(samples.make_slow_pdf(pages=600), PDF, time_limit=0.2)
+
+
+def test_pdf_past_the_memory_cap_is_stopped_with_a_message_naming_the_cap():
+    with pytest.raises(ExtractionFailed) as failed:
+        extract_text(samples.make_form_bomb_pdf(depth=6), PDF, memory_limit_mb=150)
+    assert "150 MB memory limit" in failed.value.reason
+    assert extract_text(b"ok", TEXT).text == "ok"
+
+
+# --------------------------------------------------------------------------------------------
+# HTML
+# --------------------------------------------------------------------------------------------
+
+
+def test_html_keeps_title_description_and_body_but_no_script_or_handlers():
+    result = extract_text(samples.make_html(), HTML)
+
+    assert result.extractor.startswith("trafilatura ")
+    kinds = [s["kind"] for s in result.sections]
+    assert kinds == ["title", "description", "body"]
+    by_kind = {s["kind"]: result.text[s["start"] : s["end"]] for s in result.sections}
+    assert by_kind["title"] == samples.HTML_TITLE
+    assert by_kind["description"] == samples.HTML_DESCRIPTION
+    for paragraph in samples.HTML_PARAGRAPHS:
+        assert paragraph in by_kind["body"]
+    assert result.sections[-1]["end"] == len(result.text)
+    for fragment in samples.HTML_FORBIDDEN_FRAGMENTS:
+        assert fragment not in result.text
+    assert result.page_offsets == []
+
+
+def test_html_without_title_or_description_has_only_a_body_section():
+    result = extract_text(samples.make_html(title=None, description=None), HTML)
+    assert [s["kind"] for s in result.sections] == ["body"]
+    assert result.sections[0] == {"kind": "body", "start": 0, "end": len(result.text)}
+
+
+def test_html_without_text_has_no_extractable_text():
+    with pytest.raises(NoExtractableText, match="no extractable text"):
+        extract_text(samples.make_empty_html(), HTML)
+
+
+def test_html_in_a_declared_legacy_charset_is_decoded():
+    content = samples.make_html(
+        title="Café",
+        description="Crème brûlée",
+        paragraphs=["Déjà vu, naïve façade."],
+        charset="windows-1252",
+    )
+    result = extract_text(content, HTML)
+    assert result.text.startswith("Café\n\nCrème brûlée\n\n")
+    assert "Déjà vu, naïve façade." in result.text
+
+
+# --------------------------------------------------------------------------------------------
+# Plain text and Markdown
+# --------------------------------------------------------------------------------------------
+
+
+def test_emoji_text_round_trips():
+    result = extract_text(samples.EMOJI_TEXT, TEXT)
+    assert result.text == samples.EMOJI_TEXT.decode()
+    assert result.extractor == "utf-8"
+    assert result.page_offsets == [] and result.sections == []
+
+
+def test_crlf_and_cr_become_lf():
+    assert extract_text(samples.CRLF_TEXT, TEXT).text == (
+        "first line\nsecond line\nthird line\nfourth line\n"
+    )
+
+
+def test_decomposed_accent_becomes_composed_nfc():
+    text = extract_text(samples.COMBINING_ACCENT_TEXT, TEXT).text
+    assert text == "Caf\u00e9 de la R\u00e9publique\n"
+    assert "\u0301" not in text
+
+
+def test_bom_nul_and_control_characters_are_removed_but_tab_and_newline_kept():
+    assert extract_text(b"\xef\xbb\xbfa\x00b\x07c\td\ne\x1b", TEXT).text == "abc\td\ne"
+
+
+def test_markdown_is_kept_as_written():
+    result = extract_text(samples.MARKDOWN_TEXT, MARKDOWN)
+    assert result.text == samples.MARKDOWN_TEXT.decode()
+
+
+def test_invalid_utf8_given_to_extract_text_fails_with_the_position():
+    with pytest.raises(ExtractionFailed, match=r"first bad byte at position 10\)"):
+        extract_text(samples.INVALID_UTF8_BYTES, TEXT)
+
+
+def test_whitespace_only_text_has_no_extractable_text():
+    with pytest.raises(NoExtractableText):
+        extract_text(b" \r\n\t\n", TEXT)
+
+
+# --------------------------------------------------------------------------------------------
+# Canonical text, the child process, the module boundary
+# --------------------------------------------------------------------------------------------
+
+
+def test_canonical_text_normalises_line_endings_controls_and_nfc():
+    assert canonical_text("e\u0301\r\nx\ry\x00z\x7f\x85\t") == "\u00e9\nx\nyz\t"
+
+
+def test_extraction_works_when_the_caller_runs_from_another_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    assert extract_text(b"hello", TEXT).text == "hello"
+
+
+def test_unknown_media_type_is_a_programming_error():
+    with pytest.raises(ValueError):
+        extract_text(b"x", "image/png")
+
+
+def test_extraction_code_never_imports_django():
+    probe = (
+        "import sys\n"
+        "import sources.extraction as e\n"
+        "from sources import _extract_child as c\n"
+        "from tests import sample_files as s\n"
+        "c.extract_pdf(s.make_text_pdf(['x']))\n"
+        "c.extract_html(s.make_html())\n"
+        "c.extract_plain(b'x')\n"
+        "sys.exit(1 if any(m.split('.')[0] == 'django' for m in sys.modules) else 0)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    env["PYTHONPATH"] = str(ROOT)
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, timeout=60)
+    assert done.returncode == 0
