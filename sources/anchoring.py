@@ -324,26 +324,33 @@ def _budget(size: int) -> int:
 
 
 def _find_near(text: str, needle: str, center: int, radius: int | None) -> int | None:
-    """The occurrence of ``needle`` nearest to ``center`` within ``radius`` (None: the
-    whole text), looking outward in growing windows so that the usual small drift costs a
-    few hundred characters of scanning."""
-    length = len(text)
+    """The occurrence of ``needle`` nearest to ``center`` and at most ``radius`` from it
+    (None: anywhere in the text)."""
+    if radius is None:
+        low, high = 0, len(text)
+    else:
+        low, high = max(0, center - radius), min(len(text), center + radius + len(needle))
+    hits = []
+    position = text.find(needle, low, high)
+    while position != -1:
+        hits.append(position)
+        position = text.find(needle, position + 1, high)
+    if not hits:
+        return None
+    return min(hits, key=lambda p: abs(p - center))
+
+
+def _reaches(radius: int | None):
+    """Growing search radii up to ``radius`` (None: up to the whole text). Every anchor
+    chunk is tried at one radius before any is tried farther out: a chunk spoiled by an
+    edit then costs a short scan, not a scan of the whole range."""
     reach = 512
-    while True:
-        if radius is not None:
-            reach = min(reach, radius)
-        low = max(0, center - reach)
-        high = min(length, center + reach + len(needle))
-        hits = []
-        position = text.find(needle, low, high)
-        while position != -1:
-            hits.append(position)
-            position = text.find(needle, position + 1, high)
-        if hits:
-            return min(hits, key=lambda p: abs(p - center))
-        if (low == 0 and high == length) or reach == radius:
-            return None
+    while radius is None or reach < radius:
+        yield reach
         reach *= 8
+        if radius is None and reach > 4 * _LOCAL_RADIUS:
+            break
+    yield radius
 
 
 def _worth_anchoring(chunk: str) -> bool:
@@ -353,40 +360,52 @@ def _worth_anchoring(chunk: str) -> bool:
 
 def _left_anchor(old_text, new_text, start, radius, shift=0, skip=0):
     """``(old, new)`` positions of a literal chunk found left of the quotation, the one
-    closest to it first; the start of both texts counts as an anchor."""
+    closest to it first; failing that, the start of both texts if it is near enough."""
+    highs = []
+    edge = None
     for i in range(_ANCHOR_TRIES):
         high = start - skip - i * _ANCHOR_LENGTH
-        if high <= 0:
-            return 0, 0
-        low = max(0, high - _ANCHOR_LENGTH)
-        chunk = old_text[low:high]
-        if low == 0:
-            return (0, 0) if new_text.startswith(chunk) else None
-        if not _worth_anchoring(chunk):
-            continue
-        found = _find_near(new_text, chunk, low + shift, radius)
-        if found is not None:
-            return low, found
-    return None
+        if high <= _ANCHOR_LENGTH:
+            if high <= 0 or new_text.startswith(old_text[:high]):
+                edge = (0, 0)
+            break
+        highs.append(high)
+    return _search_chunks(old_text, new_text, highs, -_ANCHOR_LENGTH, shift, radius) or edge
 
 
 def _right_anchor(old_text, new_text, end, radius, shift=0, skip=0):
     """``(old, new)`` positions just after a literal chunk found right of the quotation;
-    the end of both texts counts as an anchor."""
+    failing that, the end of both texts if it is near enough."""
     old_length, new_length = len(old_text), len(new_text)
+    lows = []
+    edge = None
     for i in range(_ANCHOR_TRIES):
         low = end + skip + i * _ANCHOR_LENGTH
-        if low >= old_length:
-            return old_length, new_length
-        high = min(old_length, low + _ANCHOR_LENGTH)
-        chunk = old_text[low:high]
-        if high == old_length:
-            return (old_length, new_length) if new_text.endswith(chunk) else None
-        if not _worth_anchoring(chunk):
-            continue
-        found = _find_near(new_text, chunk, low + shift, radius)
-        if found is not None:
-            return high, found + len(chunk)
+        if low >= old_length - _ANCHOR_LENGTH:
+            if low >= old_length or new_text.endswith(old_text[low:]):
+                edge = (old_length, new_length)
+            break
+        lows.append(low)
+    found = _search_chunks(old_text, new_text, lows, _ANCHOR_LENGTH, shift, radius)
+    if found is None:
+        return edge
+    return found[0] + _ANCHOR_LENGTH, found[1] + _ANCHOR_LENGTH
+
+
+def _search_chunks(old_text, new_text, bounds, length, shift, radius):
+    """``(old, new)`` start positions of the first chunk found, each chunk being
+    ``old_text`` from a bound ``length`` characters to the right (or, negative, left)."""
+    chunks = {}
+    for reach in _reaches(radius):
+        for bound in bounds:
+            low = min(bound, bound + length)
+            if low not in chunks:
+                chunk = old_text[low : low + abs(length)]
+                chunks[low] = chunk if _worth_anchoring(chunk) else None
+            if chunks[low] is not None:
+                found = _find_near(new_text, chunks[low], low + shift, reach)
+                if found is not None:
+                    return low, found
     return None
 
 
@@ -607,9 +626,10 @@ def _candidates(text: str, pattern: str, limit: int, max_distance: int | None = 
     """Up to ``limit`` non-overlapping spans of ``text`` closest to ``pattern``, as
     ``(start, end, distance)``, best first.
 
-    A cheap filter first: the text is cut into overlapping windows (twice the pattern's
-    length, every pattern-length, so any match lies wholly inside one) ranked by
-    ``fuzz.ratio`` in rapidfuzz's C loop. The best windows are then aligned properly.
+    A cheap filter first: the text is cut into overlapping windows, a step apart and a
+    step plus the pattern (plus the allowed slack) wide, so that any match lies wholly
+    inside one, and rapidfuzz ranks them in its C loop. Only the best few windows are
+    then aligned properly.
     """
     size = len(pattern)
     if not size or not text:

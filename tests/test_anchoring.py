@@ -1,7 +1,10 @@
 """The text-anchoring core: pure functions, no database."""
 
 import itertools
+import subprocess
+import sys
 import unicodedata
+from pathlib import Path
 
 import pytest
 from hypothesis import assume, given, settings
@@ -38,11 +41,19 @@ def quotation(text, exact, occurrence=0):
     """``(start, end, exact, prefix, suffix)`` of the given occurrence of ``exact``."""
     start = find_occurrences(text, exact)[occurrence]
     end = start + len(exact)
-    return start, end, exact, text[max(0, start - CONTEXT_LENGTH) : start], text[end:][:32]
+    before = text[max(0, start - CONTEXT_LENGTH) : start]
+    return start, end, exact, before, text[end : end + CONTEXT_LENGTH]
 
 
 def carry(old_text, new_text, exact, occurrence=0):
     return reanchor(old_text, new_text, *quotation(old_text, exact, occurrence))
+
+
+def test_the_module_imports_without_django():
+    # It runs in scripts and workers as plain Python: no settings, no app registry.
+    check = "import sys, sources.anchoring; sys.exit('django' in sys.modules)"
+    root = Path(__file__).resolve().parent.parent
+    assert subprocess.run([sys.executable, "-c", check], cwd=root).returncode == 0
 
 
 # --------------------------------------------------------------------------------------
@@ -333,7 +344,8 @@ def spans(draw, text_strategy=texts):
 
 
 def stored(text, start, end):
-    return start, end, text[start:end], text[max(0, start - 32) : start], text[end : end + 32]
+    before = text[max(0, start - CONTEXT_LENGTH) : start]
+    return start, end, text[start:end], before, text[end : end + CONTEXT_LENGTH]
 
 
 @st.composite
