@@ -18,9 +18,11 @@ class Segment:
 class Paragraph:
     start: int
     segments: list = field(default_factory=list)
+    #: The page that begins with this paragraph, for paged (PDF) texts.
+    page: int | None = None
 
 
-def mark_spans(text, spans):
+def mark_spans(text, spans, page_offsets=()):
     """
     Split ``text`` into paragraphs (at newlines) of segments, each segment
     carrying the keys of the ``spans`` that cover it.
@@ -29,7 +31,8 @@ def mark_spans(text, spans):
     cross paragraph breaks; every boundary becomes a segment boundary, so a
     reader sees each span exactly where it is and overlaps stay visible. Each
     segment also lists the spans that begin with it, so that every span gets a
-    place to link to even when others cover it entirely.
+    place to link to even when others cover it entirely. With ``page_offsets``,
+    the paragraph where each page begins carries that page's number.
     """
     spans = [(start, end, key) for start, end, key in spans if 0 <= start < end <= len(text)]
     boundaries = {0, len(text)}
@@ -50,4 +53,8 @@ def mark_spans(text, spans):
         marks = tuple(key for start, end, key in spans if start <= left and right <= end)
         starts = tuple(key for start, _end, key in spans if start == left)
         paragraphs[-1].segments.append(Segment(text=piece, start=left, marks=marks, starts=starts))
-    return [paragraph for paragraph in paragraphs if paragraph.segments]
+    page_starts = {offset: number for number, offset in enumerate(page_offsets, start=1)}
+    kept = [paragraph for paragraph in paragraphs if paragraph.segments]
+    for paragraph in kept:
+        paragraph.page = page_starts.get(paragraph.start)
+    return kept

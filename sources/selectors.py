@@ -26,7 +26,9 @@ def source_reader(source):
         quotations = list(current.quotations.select_related("created_by").order_by("start", "end"))
         if current.is_ready:
             paragraphs = mark_spans(
-                current.extracted_text, [(q.start, q.end, q) for q in quotations]
+                current.extracted_text,
+                [(q.start, q.end, q) for q in quotations],
+                page_offsets=current.page_offsets,
             )
         reanchorings = list(
             current.reanchorings.select_related("quotation", "new_quotation", "confirmed_by")

@@ -97,7 +97,8 @@ def version_upload_view(request, pk):
                 f"These exact bytes are already version {version.number} (same SHA-256); "
                 "no new version was made.",
             )
-        return redirect_to(request, source.get_absolute_url() + f"#version-{version.number}")
+        # No fragment: htmx would treat a same-page #anchor as no navigation at all.
+        return redirect_to(request, source.get_absolute_url())
     context = source_reader(source) | {"upload": upload, "finder": QuoteFinderForm()}
     template = (
         "sources/source_detail.html#upload-form" if request.htmx else "sources/source_detail.html"

@@ -41,3 +41,18 @@ def test_segments_reassemble_the_original_text():
 
     rebuilt = "".join(segment.text for p in paragraphs for segment in p.segments)
     assert rebuilt == text.replace("\n", "")
+
+
+def test_the_paragraph_where_a_page_begins_carries_its_number():
+    text = "Page one text.\n\nPage two text.\n\nStill page two."
+
+    paragraphs = mark_spans(text, [], page_offsets=[0, 16])
+
+    assert [(p.start, p.page) for p in paragraphs] == [(0, 1), (16, 2), (32, None)]
+
+
+def test_a_span_start_is_recorded_on_its_segment_even_when_covered():
+    paragraphs = mark_spans("abcdef", [(0, 6, "outer"), (2, 4, "inner")])
+
+    starts = {segment.text: segment.starts for segment in paragraphs[0].segments}
+    assert starts == {"ab": ("outer",), "cd": ("inner",), "ef": ()}
