@@ -1,10 +1,11 @@
 """Quoting from a selection, the quote finder, and re-anchoring on a new version."""
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from claims.models import Claim
-from sources.models import AnchoringStatus, Quotation, Reanchoring
+from sources.models import AnchoringStatus, Quotation, Reanchoring, SourceVersion
 from sources.services import (
     find_span,
     quotation_create,
@@ -12,10 +13,12 @@ from sources.services import (
     source_version_create_from_text,
     version_reanchor,
 )
+from tests import sample_files
 from tests.factories import (
     ClaimFactory,
     EvidenceFactory,
     PieceUnderCheckFactory,
+    SourceFactory,
     SourceVersionFactory,
 )
 
@@ -244,3 +247,22 @@ def test_a_flagged_claim_shows_why_on_the_case_page(editor_client):
 
     assert "Needs review:" in response.text
     assert "The quoted text changed." in response.text
+
+
+def test_a_selection_across_a_pdf_page_break_is_quoted_on_its_first_page(editor_client):
+    source = SourceFactory()
+    pdf = sample_files.make_text_pdf(["The end of page one.", "The start of page two."])
+    editor_client.post(
+        reverse("sources:version_upload", args=[source.pk]),
+        {"file": SimpleUploadedFile("paper.pdf", pdf)},
+    )
+    version = SourceVersion.objects.get(source=source)
+    start, end = find_span(version.extracted_text, "page one.\n\nThe start")
+
+    # What the browser rebuilds from the rendered paragraphs: one line break.
+    quote(editor_client, version, start, end, "page one.\nThe start")
+
+    quotation = Quotation.objects.get(version=version)
+    assert quotation.exact == "page one.\n\nThe start"
+    assert quotation.page == 1
+    assert version.page_at(quotation.end - 1) == 2
