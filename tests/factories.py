@@ -29,22 +29,24 @@ class UserFactory(factory.django.DjangoModelFactory):
     password = factory.django.Password("correct horse battery staple")
 
 
+def in_group(role):
+    """A post-generation step that puts the new user in the ``role`` group."""
+
+    def add_to_group(user, create, extracted, **kwargs):
+        if create:
+            user.groups.add(Group.objects.get(name=role))
+
+    return factory.PostGeneration(add_to_group)
+
+
 class EditorFactory(UserFactory):
     username = factory.Sequence(lambda n: f"editor{n}")
-
-    @factory.post_generation
-    def roles(user, create, extracted, **kwargs):
-        if create:
-            user.groups.add(Group.objects.get(name=EDITOR))
+    role = in_group(EDITOR)
 
 
 class ReviewerFactory(UserFactory):
     username = factory.Sequence(lambda n: f"reviewer{n}")
-
-    @factory.post_generation
-    def roles(user, create, extracted, **kwargs):
-        if create:
-            user.groups.add(Group.objects.get(name=REVIEWER))
+    role = in_group(REVIEWER)
 
 
 class SourceFactory(factory.django.DjangoModelFactory):
