@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from claims.models import Case, Claim, Correction, Evidence, Rating, ReviewAssignment
+from claims.models import Case, Claim, Comment, Correction, Evidence, Rating, ReviewAssignment
 
 
 @admin.register(Rating)
@@ -72,3 +72,12 @@ class CorrectionAdmin(admin.ModelAdmin):
     raw_id_fields = ["case", "claim"]
     readonly_fields = ["status", "published_at"]
     list_select_related = ["case", "claim"]
+
+
+@admin.register(Comment)
+class CommentAdmin(admin.ModelAdmin):
+    list_display = ["claim", "author", "created_at"]
+    list_filter = ["created_at"]
+    search_fields = ["body", "claim__statement", "author__username"]
+    raw_id_fields = ["claim"]
+    list_select_related = ["claim", "author"]

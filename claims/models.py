@@ -344,3 +344,23 @@ class Correction(models.Model):
                 {"claim": "The claim must belong to the corrected case."},
                 code="claim_not_in_case",
             )
+
+
+class Comment(models.Model):
+    """One message in a claim's discussion between its editors and reviewers."""
+
+    claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="comments")
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="claim_comments"
+    )
+    body = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["claim", "created_at", "id"]
+        constraints = [
+            models.CheckConstraint(condition=~models.Q(body=""), name="comment_not_empty"),
+        ]
+
+    def __str__(self):
+        return f"{self.author} on “{self.claim}”"

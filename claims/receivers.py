@@ -4,6 +4,7 @@ from django.db.models import Q
 from django.dispatch import receiver
 
 from claims.models import Claim, Evidence
+from claims.services import signoffs_revalidate
 from factcheck.audit import record
 from sources.models import AnchoringStatus
 from sources.signals import quotations_reanchored, reanchoring_confirmed
@@ -18,7 +19,13 @@ def follow_reanchored_quotations(sender, version, reanchorings, **kwargs):
     """
     for reanchoring in reanchorings:
         if reanchoring.status in {AnchoringStatus.UNCHANGED, AnchoringStatus.MOVED}:
-            repoint_quotation(reanchoring.quotation, reanchoring.new_quotation)
+            for claim in repoint_quotation(reanchoring.quotation, reanchoring.new_quotation):
+                # Same words, new upload: what the reviewer signed names the old version.
+                signoffs_revalidate(
+                    claim=claim,
+                    reason=f"a quotation was re-anchored to version {version.number} of "
+                    f"“{version.source}”",
+                )
             continue
         if reanchoring.status == AnchoringStatus.CHANGED:
             reason = (
@@ -33,12 +40,14 @@ def follow_reanchored_quotations(sender, version, reanchorings, **kwargs):
             )
         for claim in claims_relying_on(reanchoring.quotation):
             flag_claim(claim, reason)
+            signoffs_revalidate(claim=claim, reason=reason, force=True)
 
 
 @receiver(reanchoring_confirmed)
 def follow_confirmed_quotation(sender, reanchoring, actor, **kwargs):
     """Once a person confirms a changed quotation, its claims rely on the new words."""
-    repoint_quotation(reanchoring.quotation, reanchoring.new_quotation)
+    for claim in repoint_quotation(reanchoring.quotation, reanchoring.new_quotation):
+        signoffs_revalidate(claim=claim, reason="a changed quotation was confirmed", actor=actor)
 
 
 def claims_relying_on(quotation):
@@ -48,10 +57,13 @@ def claims_relying_on(quotation):
 
 
 def repoint_quotation(old, new):
+    """Make claims that rely on ``old`` rely on ``new``; returns the claims affected."""
+    affected = list(claims_relying_on(old))
     Claim.objects.filter(quotation=old).update(quotation=new)
     # A claim may already cite the new quotation; keep one piece of evidence.
     already = Evidence.objects.filter(quotation=new).values("claim")
     Evidence.objects.filter(quotation=old).exclude(claim__in=already).update(quotation=new)
+    return affected
 
 
 def flag_claim(claim, reason):

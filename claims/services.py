@@ -1,10 +1,16 @@
 """Writes for the claims app. Each function records what it did in the audit trail."""
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
 
-from claims.models import Case, Claim
+from claims import notifications
+from claims.models import Case, Claim, ClaimStatus, Comment, Decision, Evidence, ReviewAssignment
+from claims.workflow import Action, claim_digest, claim_transition
 from factcheck import search
 from factcheck.audit import acting_user, record
+from factcheck.roles import REVIEWER, is_editor
 
 
 @transaction.atomic
@@ -63,3 +69,250 @@ def index_claim(claim):
             )
         ],
     )
+
+
+#: The fields an editor edits in place; everything else changes through actions.
+EDITABLE_FIELDS = ("statement", "claimant", "verdict", "rationale")
+READ_ONLY_STATES = {ClaimStatus.PUBLISHED, ClaimStatus.WITHDRAWN}
+
+
+class EditConflict(Exception):
+    """A save against an older version of the claim than the one stored."""
+
+    def __init__(self, current):
+        super().__init__(f"The claim was changed by someone else (now version {current.version}).")
+        self.current = current
+
+
+def _refuse_unless_editor(user, doing):
+    if not is_editor(user):
+        raise ValidationError(f"Only an editor can {doing}.", code="not_editor")
+
+
+def _refuse_if_read_only(claim):
+    if claim.status in READ_ONLY_STATES:
+        raise ValidationError(
+            f"A {claim.get_status_display().lower()} claim is read-only; a change after "
+            "publication goes through a correction.",
+            code="read_only",
+        )
+
+
+def _bump_version(claim, expected_version=None, **fields):
+    """Write ``fields`` and the next version, if the claim is still at ``expected_version``."""
+    rows = Claim.objects.filter(pk=claim.pk)
+    if expected_version is not None:
+        rows = rows.filter(version=expected_version)
+    updated = rows.update(version=F("version") + 1, updated_at=timezone.now(), **fields)
+    if not updated:
+        raise EditConflict(Claim.objects.select_related("verdict").get(pk=claim.pk))
+    claim.refresh_from_db()
+
+
+@transaction.atomic
+def claim_update(*, claim, editor, expected_version, **fields):
+    """
+    Save an editor's changes to ``claim`` if nobody saved since the editor
+    opened it at ``expected_version``; else raise EditConflict carrying the
+    stored claim, and nothing is written. Voids sign-offs the change affects.
+    """
+    unknown = set(fields) - set(EDITABLE_FIELDS)
+    if unknown:
+        raise ValueError(f"Not editable in place: {', '.join(sorted(unknown))}")
+    _refuse_unless_editor(editor, "edit a claim")
+    _refuse_if_read_only(claim)
+    if not fields.get("statement", claim.statement).strip():
+        raise ValidationError({"statement": "A claim needs a statement."}, code="blank")
+    before = {name: getattr(claim, name) for name in fields}
+    _bump_version(claim, expected_version, **fields)
+    changes = {
+        name: [_plain(before[name]), _plain(getattr(claim, name))]
+        for name in fields
+        if before[name] != getattr(claim, name)
+    }
+    record(actor=editor, action="claim.update", target=claim, changes=changes)
+    if changes:
+        signoffs_revalidate(claim=claim, reason="the claim was edited", actor=editor)
+        index_claim(claim)
+    return claim
+
+
+def _plain(value):
+    return str(value) if value is not None and not isinstance(value, str) else value
+
+
+@transaction.atomic
+def evidence_add(*, claim, quotation, stance, note="", editor):
+    """Attach ``quotation`` as evidence with a ``stance``; voids sign-offs it affects."""
+    _refuse_unless_editor(editor, "change evidence")
+    _refuse_if_read_only(claim)
+    if quotation.version.source_id == claim.case.source_under_check_id:
+        raise ValidationError(
+            "Evidence comes from the sources a claim is checked against, not from the piece "
+            "under check itself.",
+            code="evidence_from_piece",
+        )
+    if claim.evidence.filter(quotation=quotation).exists():
+        raise ValidationError("This quotation is already evidence for the claim.", code="dup")
+    evidence = Evidence(claim=claim, quotation=quotation, stance=stance, note=note)
+    evidence.added_by = acting_user(editor)
+    evidence.full_clean()
+    evidence.save()
+    _bump_version(claim)
+    record(
+        actor=editor,
+        action="evidence.add",
+        target=claim,
+        changes={"quotation": quotation.exact, "stance": stance, "note": note},
+    )
+    signoffs_revalidate(claim=claim, reason="evidence was added", actor=editor)
+    return evidence
+
+
+@transaction.atomic
+def evidence_remove(*, evidence, editor):
+    claim = evidence.claim
+    _refuse_unless_editor(editor, "change evidence")
+    _refuse_if_read_only(claim)
+    record(
+        actor=editor,
+        action="evidence.remove",
+        target=claim,
+        changes={"quotation": evidence.quotation.exact, "stance": evidence.stance},
+    )
+    evidence.delete()
+    _bump_version(claim)
+    signoffs_revalidate(claim=claim, reason="evidence was removed", actor=editor)
+
+
+@transaction.atomic
+def reviewer_assign(*, claim, reviewer, editor, due_on=None):
+    """Ask ``reviewer`` (a member of Reviewer, not the claim's author) to review ``claim``."""
+    _refuse_unless_editor(editor, "assign reviewers")
+    if not reviewer.groups.filter(name=REVIEWER).exists():
+        raise ValidationError(f"{reviewer.get_username()} is not a reviewer.", code="not_reviewer")
+    _refuse_if_read_only(claim)
+    assignment = ReviewAssignment(
+        claim=claim, reviewer=reviewer, assigned_by=acting_user(editor), due_on=due_on
+    )
+    assignment.full_clean()
+    assignment.save()
+    record(
+        actor=editor,
+        action="assignment.create",
+        target=claim,
+        changes={"reviewer": reviewer.get_username(), "due_on": due_on},
+    )
+    notifications.review_assigned(assignment)
+    return assignment
+
+
+@transaction.atomic
+def claim_submit_for_review(*, claim, editor):
+    """
+    Send ``claim`` to its reviewers. Decisions that no longer hold (changes
+    requested, or approvals of other content) start again as pending.
+    """
+    claim = claim_transition(claim=claim, action=Action.SUBMIT, actor=editor)
+    digest = claim_digest(claim)
+    claim.assignments.exclude(decision=Decision.APPROVED, signed_digest=digest).update(
+        decision=Decision.PENDING, decided_at=None, signed_digest=""
+    )
+    return claim
+
+
+@transaction.atomic
+def review_decide(*, assignment, reviewer, decision, comment="", digest_seen):
+    """
+    Record ``reviewer``'s decision on the content they saw (``digest_seen``). A
+    decision on content that has changed since is refused. Approval by the last
+    reviewer approves the claim; a request for changes sends it back.
+    """
+    assignment = ReviewAssignment.objects.select_for_update().get(pk=assignment.pk)
+    claim = assignment.claim
+    if assignment.reviewer_id != reviewer.pk:
+        raise ValidationError(
+            "Only the assigned reviewer can decide on this review.", code="not_assigned"
+        )
+    if claim.author_id == reviewer.pk:
+        raise ValidationError("The claim's author cannot review it.", code="author")
+    if claim.status != ClaimStatus.IN_REVIEW:
+        raise ValidationError(
+            f"The claim is {claim.get_status_display().lower()}, not in review.",
+            code="not_in_review",
+        )
+    digest = claim_digest(claim)
+    if digest_seen != digest:
+        raise ValidationError(
+            "The claim changed while you were reading it. Read the current version and "
+            "decide again.",
+            code="stale",
+        )
+    if decision == Decision.CHANGES_REQUESTED and not comment.strip():
+        raise ValidationError({"comment": "Say what needs to change."}, code="comment_required")
+    if decision not in {Decision.APPROVED, Decision.CHANGES_REQUESTED}:
+        raise ValidationError("Approve or request changes.", code="bad_decision")
+    if decision == Decision.CHANGES_REQUESTED:
+        claim_transition(claim=claim, action=Action.REQUEST_CHANGES, actor=reviewer)
+    assignment.decision = decision
+    assignment.decided_at = timezone.now()
+    assignment.comment = comment
+    assignment.signed_digest = digest if decision == Decision.APPROVED else ""
+    assignment.save(update_fields=["decision", "decided_at", "comment", "signed_digest"])
+    record(
+        actor=reviewer,
+        action=f"assignment.{decision}",
+        target=claim,
+        changes={"digest": assignment.signed_digest, "comment": comment},
+    )
+    if comment.strip():
+        Comment.objects.create(claim=claim, author=reviewer, body=comment)
+    if (
+        decision == Decision.APPROVED
+        and not claim.assignments.exclude(decision=Decision.APPROVED, signed_digest=digest).exists()
+    ):
+        claim_transition(claim=claim, action=Action.APPROVE, actor=reviewer)
+    notifications.review_decided(assignment)
+    return assignment
+
+
+@transaction.atomic
+def signoffs_revalidate(*, claim, reason, actor=None, force=False):
+    """
+    Void every approval whose digest is not the claim's current content (or
+    every approval, with ``force``, when something outside the digest changed,
+    such as a quoted passage that disappeared). An approved claim goes back to
+    review; each reviewer whose sign-off was voided is told.
+    """
+    digest = claim_digest(claim)
+    approvals = claim.assignments.filter(decision=Decision.APPROVED).select_related("reviewer")
+    voided = [a for a in approvals if force or a.signed_digest != digest]
+    for assignment in voided:
+        ReviewAssignment.objects.filter(pk=assignment.pk).update(
+            decision=Decision.PENDING, decided_at=None, signed_digest=""
+        )
+        record(
+            actor=actor,
+            action="assignment.voided",
+            target=claim,
+            changes={"reviewer": assignment.reviewer.get_username(), "reason": reason},
+        )
+        notifications.signoff_voided(assignment, reason)
+    if voided:
+        claim_transition(claim=claim, action=Action.REOPEN, actor=None, reason=reason)
+    return voided
+
+
+@transaction.atomic
+def comment_add(*, claim, author, body):
+    """Add ``author``'s message to the claim's discussion (editors and its reviewers)."""
+    if not (is_editor(author) or claim.assignments.filter(reviewer=author).exists()):
+        raise ValidationError(
+            "Only editors and the claim's reviewers take part in its discussion.",
+            code="not_participant",
+        )
+    if not body.strip():
+        raise ValidationError({"body": "Write a comment first."}, code="blank")
+    comment = Comment.objects.create(claim=claim, author=author, body=body.strip())
+    record(actor=author, action="comment.add", target=claim, changes={"body": comment.body})
+    return comment

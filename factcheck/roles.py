@@ -48,6 +48,8 @@ ROLE_PERMISSIONS = {
         "claims.delete_reviewassignment",
         "claims.add_correction",
         "claims.change_correction",
+        "claims.add_comment",
+        "claims.view_comment",
         PUBLISH_CLAIM,
         ASSIGN_REVIEWER,
         PUBLISH_CORRECTION,
@@ -55,6 +57,8 @@ ROLE_PERMISSIONS = {
     REVIEWER: [
         *_VIEW_ALL,
         "sources.add_quotation",
+        "claims.add_comment",
+        "claims.view_comment",
         SIGN_OFF_CLAIM,
     ],
 }

@@ -1,0 +1,237 @@
+"""
+The claim's life, in one place: the state machine and the content digest.
+
+``claim_transition`` is the only code that changes a claim's status. Each
+action names the states it leaves from, the state it leads to, who may take it,
+and what must be true first; a refused action raises ``TransitionRefused`` whose
+message says what is missing.
+
+The digest is a SHA-256 over everything a reviewer signs: statement, claimant,
+verdict, rationale, the quotation where the claim is made and every piece of
+evidence with its quotation in context and its source version. A sign-off
+stores the digest it saw; when the content's digest changes, the sign-off no
+longer holds.
+"""
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+from django.core.exceptions import ValidationError
+from django.db import models, transaction
+from django.utils import timezone
+
+from claims.models import Claim, ClaimStatus, Decision
+from factcheck.audit import record
+from factcheck.roles import is_editor, is_reviewer
+
+
+class TransitionRefused(ValidationError):
+    """An action that the claim's state, the actor's role or the content does not allow."""
+
+
+class Action(models.TextChoices):
+    SUBMIT = "submit", "Submit for review"
+    REQUEST_CHANGES = "request_changes", "Request changes"
+    APPROVE = "approve", "Approve"
+    REOPEN = "reopen", "Back to review"
+    PUBLISH = "publish", "Publish"
+    WITHDRAW = "withdraw", "Withdraw"
+
+
+EDITOR, REVIEWER, SYSTEM = "editor", "reviewer", "system"
+
+
+@dataclass(frozen=True)
+class Transition:
+    action: str
+    sources: frozenset
+    target: str
+    taken_by: str
+
+
+_ALL = frozenset(ClaimStatus.values)
+TRANSITIONS = {
+    Action.SUBMIT: Transition(
+        Action.SUBMIT,
+        frozenset({ClaimStatus.DRAFT, ClaimStatus.CHANGES_REQUESTED}),
+        ClaimStatus.IN_REVIEW,
+        EDITOR,
+    ),
+    Action.REQUEST_CHANGES: Transition(
+        Action.REQUEST_CHANGES,
+        frozenset({ClaimStatus.IN_REVIEW}),
+        ClaimStatus.CHANGES_REQUESTED,
+        REVIEWER,
+    ),
+    Action.APPROVE: Transition(
+        Action.APPROVE, frozenset({ClaimStatus.IN_REVIEW}), ClaimStatus.APPROVED, REVIEWER
+    ),
+    # Taken by the system when approved content changes: the sign-offs no longer hold.
+    Action.REOPEN: Transition(
+        Action.REOPEN, frozenset({ClaimStatus.APPROVED}), ClaimStatus.IN_REVIEW, SYSTEM
+    ),
+    Action.PUBLISH: Transition(
+        Action.PUBLISH, frozenset({ClaimStatus.APPROVED}), ClaimStatus.PUBLISHED, EDITOR
+    ),
+    Action.WITHDRAW: Transition(
+        Action.WITHDRAW, _ALL - {ClaimStatus.WITHDRAWN}, ClaimStatus.WITHDRAWN, EDITOR
+    ),
+}
+
+
+def quotation_content(quotation):
+    """What a reviewer sees of a quotation: its words in context, where, and in which upload."""
+    version = quotation.version
+    return {
+        "source": version.source_id,
+        "source_title": version.source.title,
+        "version": version.number,
+        "version_sha256": version.sha256,
+        "start": quotation.start,
+        "end": quotation.end,
+        "exact": quotation.exact,
+        "prefix": quotation.prefix,
+        "suffix": quotation.suffix,
+        "page": quotation.page,
+    }
+
+
+def claim_content(claim):
+    """Everything a reviewer signs off, as plain data."""
+    evidence = claim.evidence.select_related("quotation__version__source").order_by("quotation_id")
+    return {
+        "statement": claim.statement,
+        "claimant": claim.claimant,
+        "verdict": (
+            {"label": claim.verdict.label, "value": str(claim.verdict.value)}
+            if claim.verdict
+            else None
+        ),
+        "rationale": claim.rationale,
+        "quotation": quotation_content(claim.quotation),
+        "evidence": [
+            {
+                "quotation": quotation_content(item.quotation),
+                "stance": item.stance,
+                "note": item.note,
+            }
+            for item in evidence
+        ],
+    }
+
+
+def claim_digest(claim):
+    """The SHA-256 of ``claim_content(claim)`` in a canonical JSON form."""
+    canonical = json.dumps(
+        claim_content(claim), sort_keys=True, ensure_ascii=False, separators=(",", ":")
+    )
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _is_assigned_reviewer(claim, actor):
+    return claim.assignments.filter(reviewer=actor).exists()
+
+
+def _refuse_unless_allowed(claim, transition, actor):
+    if claim.status not in transition.sources:
+        allowed = ", ".join(
+            ClaimStatus(status).label.lower() for status in sorted(transition.sources)
+        )
+        raise TransitionRefused(
+            f"“{Action(transition.action).label}” is not possible for a claim that is "
+            f"{claim.get_status_display().lower()}; it needs a claim that is {allowed}.",
+            code="wrong_state",
+        )
+    if transition.taken_by == EDITOR and not is_editor(actor):
+        raise TransitionRefused(
+            f"Only an editor can {Action(transition.action).label.lower()}.", code="not_editor"
+        )
+    if transition.taken_by == REVIEWER:
+        if actor is not None and claim.author_id == getattr(actor, "pk", None):
+            raise TransitionRefused("The claim's author cannot review it.", code="author")
+        if not (is_reviewer(actor) and _is_assigned_reviewer(claim, actor)):
+            raise TransitionRefused(
+                "Only a reviewer assigned to this claim can decide on it.", code="not_assigned"
+            )
+
+
+def _refuse_unless_ready(claim, action):
+    if action == Action.SUBMIT:
+        missing = []
+        if not claim.statement.strip():
+            missing.append("a statement")
+        if claim.verdict_id is None:
+            missing.append("a verdict")
+        if not claim.evidence.exists():
+            missing.append("at least one evidence quotation")
+        if not claim.assignments.exists():
+            missing.append("at least one assigned reviewer")
+        if missing:
+            raise TransitionRefused(
+                "The claim cannot go to review yet: it needs " + _and_list(missing) + ".",
+                code="incomplete",
+            )
+    if action in {Action.APPROVE, Action.PUBLISH}:
+        digest = claim_digest(claim)
+        pending = [
+            assignment.reviewer.get_username()
+            for assignment in claim.assignments.select_related("reviewer")
+            if not (assignment.decision == Decision.APPROVED and assignment.signed_digest == digest)
+        ]
+        if pending:
+            raise TransitionRefused(
+                "Every assigned reviewer must approve the current content first; still "
+                "waiting for " + _and_list(pending) + ".",
+                code="not_signed_off",
+            )
+
+
+def _and_list(items):
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def allowed_actions(claim, actor):
+    """The actions ``actor`` could take on ``claim`` now, for showing buttons."""
+    actions = []
+    for action, transition in TRANSITIONS.items():
+        if transition.taken_by == SYSTEM:
+            continue
+        try:
+            _refuse_unless_allowed(claim, transition, actor)
+        except TransitionRefused:
+            continue
+        actions.append(action)
+    return actions
+
+
+@transaction.atomic
+def claim_transition(*, claim, action, actor, reason=""):
+    """
+    Take ``action`` on ``claim`` as ``actor`` (None for the system): check the
+    state, the actor's role and the action's preconditions, change the status,
+    and record the event. Returns the claim, refreshed.
+    """
+    transition = TRANSITIONS[Action(action)]
+    # Lock the row: two simultaneous decisions must not both see the old state.
+    claim = (
+        Claim.objects.select_for_update().select_related("verdict", "quotation").get(pk=claim.pk)
+    )
+    if transition.taken_by != SYSTEM:
+        _refuse_unless_allowed(claim, transition, actor)
+    elif claim.status not in transition.sources:
+        return claim
+    _refuse_unless_ready(claim, transition.action)
+    old = claim.status
+    claim.status = transition.target
+    update = {"status": claim.status, "updated_at": timezone.now()}
+    if transition.target == ClaimStatus.PUBLISHED:
+        claim.published_at = update["published_at"] = timezone.now()
+    Claim.objects.filter(pk=claim.pk).update(**update)
+    record(
+        actor=actor,
+        action=f"claim.{transition.action}",
+        target=claim,
+        changes={"status": [old, claim.status], **({"reason": reason} if reason else {})},
+    )
+    return claim

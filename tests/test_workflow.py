@@ -1,0 +1,377 @@
+"""The claim's state machine, sign-off by digest, and edits that never overwrite."""
+
+import itertools
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from claims.models import Claim, ClaimStatus, Decision, ReviewAssignment
+from claims.services import (
+    EditConflict,
+    claim_submit_for_review,
+    claim_update,
+    comment_add,
+    evidence_add,
+    evidence_remove,
+    review_decide,
+    reviewer_assign,
+)
+from claims.workflow import TRANSITIONS, Action, TransitionRefused, claim_digest, claim_transition
+from factcheck.models import AuditEvent
+from sources.services import source_version_create_from_text
+from tests.factories import (
+    ClaimFactory,
+    EditorFactory,
+    EvidenceFactory,
+    QuotationFactory,
+    RatingFactory,
+    ReviewerFactory,
+    UserFactory,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def ready_claim(editor):
+    """A claim with a verdict, one piece of evidence and one assigned reviewer."""
+    claim = ClaimFactory(author=editor, verdict=RatingFactory())
+    EvidenceFactory(claim=claim, quotation=QuotationFactory())
+    reviewer = ReviewerFactory()
+    reviewer_assign(claim=claim, reviewer=reviewer, editor=editor)
+    return claim
+
+
+def in_state(claim, status):
+    Claim.objects.filter(pk=claim.pk).update(
+        status=status, published_at="2026-11-05T10:00:00Z" if status == "published" else None
+    )
+    claim.refresh_from_db()
+    return claim
+
+
+def approve(claim, reviewer):
+    assignment = claim.assignments.get(reviewer=reviewer)
+    return review_decide(
+        assignment=assignment,
+        reviewer=reviewer,
+        decision=Decision.APPROVED,
+        digest_seen=claim_digest(claim),
+    )
+
+
+# The transition matrix: every state × every action × every role.
+
+#: "author" is the editor who wrote the claim and also holds the Reviewer role: as an
+#: editor they may move it along, as a reviewer they may never decide on it.
+ROLES = ["editor", "author", "assigned_reviewer", "other_reviewer", "no_role"]
+EDITOR_ACTIONS = {
+    (Action.SUBMIT, "draft"),
+    (Action.SUBMIT, "changes_requested"),
+    (Action.PUBLISH, "approved"),
+    *((Action.WITHDRAW, state) for state in ClaimStatus.values if state != "withdrawn"),
+}
+ALLOWED = {
+    (Action.REQUEST_CHANGES, "in_review", "assigned_reviewer"),
+    (Action.APPROVE, "in_review", "assigned_reviewer"),
+    *((action, state, role) for action, state in EDITOR_ACTIONS for role in ("editor", "author")),
+}
+USER_ACTIONS = [action for action in Action if action != Action.REOPEN]
+
+
+def actor_for(role, claim):
+    if role == "editor":
+        return EditorFactory()
+    if role == "assigned_reviewer":
+        return claim.assignments.get().reviewer
+    if role == "other_reviewer":
+        return ReviewerFactory()
+    if role == "author":
+        claim.author.groups.add(*ReviewerFactory().groups.all())
+        return claim.author
+    return UserFactory()
+
+
+@pytest.mark.parametrize(
+    "action, state, role",
+    list(itertools.product(USER_ACTIONS, ClaimStatus.values, ROLES)),
+    ids=lambda value: str(value),
+)
+def test_the_transition_matrix(ready_claim, action, state, role):
+    claim = in_state(ready_claim, state)
+    reviewer = claim.assignments.get().reviewer
+    if action in {Action.APPROVE, Action.PUBLISH}:
+        # Their precondition: every reviewer approved the current content.
+        ReviewAssignment.objects.filter(claim=claim).update(
+            decision=Decision.APPROVED,
+            decided_at="2026-11-05T10:00:00Z",
+            signed_digest=claim_digest(claim),
+        )
+    actor = actor_for(role, claim)
+    events_before = AuditEvent.objects.count()
+
+    if (action, state, role) in ALLOWED:
+        claim = claim_transition(claim=claim, action=action, actor=actor)
+        assert claim.status == TRANSITIONS[action].target
+        assert Claim.objects.get(pk=claim.pk).status == TRANSITIONS[action].target
+        assert AuditEvent.objects.filter(action=f"claim.{action}").exists()
+    else:
+        with pytest.raises(TransitionRefused) as refused:
+            claim_transition(claim=claim, action=action, actor=actor)
+        assert refused.value.messages[0]
+        assert Claim.objects.get(pk=claim.pk).status == state
+        assert AuditEvent.objects.count() == events_before
+    assert reviewer  # the fixture's reviewer stays assigned either way
+
+
+def test_submitting_an_incomplete_claim_says_everything_that_is_missing(editor):
+    claim = ClaimFactory(author=editor)
+
+    with pytest.raises(TransitionRefused) as refused:
+        claim_submit_for_review(claim=claim, editor=editor)
+
+    message = refused.value.messages[0]
+    assert "a verdict" in message
+    assert "at least one evidence quotation" in message
+    assert "at least one assigned reviewer" in message
+    assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.DRAFT
+
+
+def test_publishing_needs_every_reviewer_to_have_approved_the_current_content(ready_claim, editor):
+    in_state(ready_claim, "approved")
+
+    with pytest.raises(TransitionRefused, match="still waiting for"):
+        claim_transition(claim=ready_claim, action=Action.PUBLISH, actor=editor)
+
+
+# Separation of duties.
+
+
+def test_the_author_cannot_be_assigned_as_reviewer(editor):
+    claim = ClaimFactory(author=editor)
+    editor.groups.add(*ReviewerFactory().groups.all())
+
+    with pytest.raises(ValidationError, match="author cannot review"):
+        reviewer_assign(claim=claim, reviewer=editor, editor=EditorFactory())
+
+
+def test_only_members_of_reviewer_can_be_assigned(ready_claim, editor):
+    with pytest.raises(ValidationError, match="is not a reviewer"):
+        reviewer_assign(claim=ready_claim, reviewer=UserFactory(), editor=editor)
+
+
+def test_a_reviewer_cannot_assign_reviewers(ready_claim):
+    with pytest.raises(ValidationError, match="Only an editor"):
+        reviewer_assign(claim=ready_claim, reviewer=ReviewerFactory(), editor=ReviewerFactory())
+
+
+def test_nobody_but_the_assigned_reviewer_can_decide(ready_claim, editor):
+    claim_submit_for_review(claim=ready_claim, editor=editor)
+    assignment = ready_claim.assignments.get()
+
+    with pytest.raises(ValidationError, match="Only the assigned reviewer"):
+        review_decide(
+            assignment=assignment,
+            reviewer=ReviewerFactory(),
+            decision=Decision.APPROVED,
+            digest_seen=claim_digest(ready_claim),
+        )
+
+
+# The full review path.
+
+
+def test_approval_by_every_reviewer_approves_the_claim_and_stores_the_digest(
+    ready_claim, editor, mailoutbox
+):
+    second = ReviewerFactory()
+    reviewer_assign(claim=ready_claim, reviewer=second, editor=editor)
+    first = ready_claim.assignments.exclude(reviewer=second).get().reviewer
+    claim_submit_for_review(claim=ready_claim, editor=editor)
+
+    approve(ready_claim, first)
+    assert Claim.objects.get(pk=ready_claim.pk).status == ClaimStatus.IN_REVIEW
+    approve(ready_claim, second)
+
+    claim = Claim.objects.get(pk=ready_claim.pk)
+    assert claim.status == ClaimStatus.APPROVED
+    assert set(claim.assignments.values_list("signed_digest", flat=True)) == {claim_digest(claim)}
+    assert any("review" in message.subject.lower() for message in mailoutbox)
+
+
+def test_requesting_changes_needs_a_comment_and_sends_the_claim_back(ready_claim, editor):
+    claim_submit_for_review(claim=ready_claim, editor=editor)
+    assignment = ready_claim.assignments.get()
+    digest = claim_digest(ready_claim)
+
+    with pytest.raises(ValidationError, match="Say what needs to change"):
+        review_decide(
+            assignment=assignment,
+            reviewer=assignment.reviewer,
+            decision=Decision.CHANGES_REQUESTED,
+            digest_seen=digest,
+        )
+    review_decide(
+        assignment=assignment,
+        reviewer=assignment.reviewer,
+        decision=Decision.CHANGES_REQUESTED,
+        comment="Cite the table, not the abstract.",
+        digest_seen=digest,
+    )
+
+    claim = Claim.objects.get(pk=ready_claim.pk)
+    assert claim.status == ClaimStatus.CHANGES_REQUESTED
+    assert claim.comments.get().body == "Cite the table, not the abstract."
+
+    claim_submit_for_review(claim=claim, editor=editor)
+    assert ready_claim.assignments.get().decision == Decision.PENDING
+
+
+def test_a_decision_on_content_that_changed_meanwhile_is_refused(ready_claim, editor):
+    claim_submit_for_review(claim=ready_claim, editor=editor)
+    seen = claim_digest(ready_claim)
+    claim_update(
+        claim=ready_claim, editor=editor, expected_version=ready_claim.version, rationale="New."
+    )
+    assignment = ready_claim.assignments.get()
+
+    with pytest.raises(ValidationError, match="changed while you were reading"):
+        review_decide(
+            assignment=assignment,
+            reviewer=assignment.reviewer,
+            decision=Decision.APPROVED,
+            digest_seen=seen,
+        )
+
+
+# Every kind of change voids the sign-off.
+
+
+def approved_claim(ready_claim, editor):
+    claim_submit_for_review(claim=ready_claim, editor=editor)
+    approve(ready_claim, ready_claim.assignments.get().reviewer)
+    claim = Claim.objects.get(pk=ready_claim.pk)
+    assert claim.status == ClaimStatus.APPROVED
+    return claim
+
+
+def change_statement(claim, editor):
+    claim_update(claim=claim, editor=editor, expected_version=claim.version, statement="Changed.")
+
+
+def change_verdict(claim, editor):
+    other = RatingFactory(label="Misleading", order=2, value=2)
+    claim_update(claim=claim, editor=editor, expected_version=claim.version, verdict=other)
+
+
+def change_rationale(claim, editor):
+    claim_update(claim=claim, editor=editor, expected_version=claim.version, rationale="More.")
+
+
+def add_evidence(claim, editor):
+    evidence_add(claim=claim, quotation=QuotationFactory(), stance="context", editor=editor)
+
+
+def remove_evidence(claim, editor):
+    evidence_remove(evidence=claim.evidence.get(), editor=editor)
+
+
+def new_version_of_an_evidence_source(claim, editor):
+    # The quoted words move in a new upload: the evidence follows, to a new version.
+    version = claim.evidence.get().quotation.version
+    source_version_create_from_text(
+        source=version.source, text="A new first line.\n" + version.extracted_text, actor=None
+    )
+
+
+def orphan_the_evidence(claim, editor):
+    version = claim.evidence.get().quotation.version
+    source_version_create_from_text(source=version.source, text="Entirely new text.", actor=None)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        change_statement,
+        change_verdict,
+        change_rationale,
+        add_evidence,
+        remove_evidence,
+        new_version_of_an_evidence_source,
+        orphan_the_evidence,
+    ],
+)
+def test_any_change_voids_the_sign_off_and_puts_the_claim_back_in_review(
+    ready_claim, editor, change, mailoutbox
+):
+    claim = approved_claim(ready_claim, editor)
+    reviewer = claim.assignments.get().reviewer
+    mailoutbox.clear()
+
+    change(claim, editor)
+
+    claim.refresh_from_db()
+    assignment = claim.assignments.get()
+    assert claim.status == ClaimStatus.IN_REVIEW
+    assert assignment.decision == Decision.PENDING
+    assert assignment.signed_digest == ""
+    assert AuditEvent.objects.filter(action="assignment.voided", target_id=str(claim.pk)).exists()
+    assert [message.to for message in mailoutbox if "no longer holds" in message.subject] == [
+        [reviewer.email]
+    ]
+
+
+def test_an_edit_that_changes_nothing_keeps_the_sign_off(ready_claim, editor):
+    claim = approved_claim(ready_claim, editor)
+
+    claim_update(
+        claim=claim, editor=editor, expected_version=claim.version, statement=claim.statement
+    )
+
+    assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.APPROVED
+
+
+# No lost edits.
+
+
+def test_a_save_against_an_older_version_is_refused_and_keeps_the_stored_text(editor):
+    claim = ClaimFactory(author=editor)
+    opened_at = claim.version
+    other_editor = EditorFactory()
+    claim_update(
+        claim=Claim.objects.get(pk=claim.pk),
+        editor=other_editor,
+        expected_version=opened_at,
+        statement="The other editor's wording.",
+    )
+
+    with pytest.raises(EditConflict) as conflict:
+        claim_update(
+            claim=claim, editor=editor, expected_version=opened_at, statement="My wording."
+        )
+
+    assert conflict.value.current.statement == "The other editor's wording."
+    assert Claim.objects.get(pk=claim.pk).statement == "The other editor's wording."
+
+
+def test_a_published_claim_is_read_only(ready_claim, editor):
+    in_state(ready_claim, "published")
+
+    with pytest.raises(ValidationError, match="read-only"):
+        claim_update(
+            claim=ready_claim, editor=editor, expected_version=ready_claim.version, statement="x"
+        )
+
+
+def test_only_editors_and_the_claims_reviewers_join_its_discussion(ready_claim, editor):
+    reviewer = ready_claim.assignments.get().reviewer
+
+    comment_add(claim=ready_claim, author=editor, body="Is the table from §5?")
+    comment_add(claim=ready_claim, author=reviewer, body="Yes, Table 3.")
+    with pytest.raises(ValidationError, match="Only editors"):
+        comment_add(claim=ready_claim, author=ReviewerFactory(), body="Hi")
+
+    assert list(ready_claim.comments.values_list("body", flat=True)) == [
+        "Is the table from §5?",
+        "Yes, Table 3.",
+    ]
