@@ -4,7 +4,7 @@ import factory
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
-from claims.models import Case, Claim, Correction, Evidence, Rating, ReviewAssignment
+from claims.models import Case, Claim, Comment, Correction, Evidence, Rating, ReviewAssignment
 from factcheck.roles import EDITOR, REVIEWER
 from sources.models import Quotation, Source, SourceVersion
 from sources.services import find_span, source_version_create_from_text
@@ -160,3 +160,12 @@ class CorrectionFactory(factory.django.DjangoModelFactory):
     what_was_wrong = "We said the start-up took 467 seconds in total."
     what_is_right = "The six listed steps add up to 460 seconds."
     reason = "Arithmetic error found by a reader."
+
+
+class CommentFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Comment
+
+    claim = factory.SubFactory(ClaimFactory)
+    author = factory.SubFactory(EditorFactory)
+    body = "Which table does the 2.6× come from?"

@@ -7,6 +7,7 @@ from factcheck.models import AuditEvent, SearchEntry
 from sources.models import Reanchoring, SourceVersion
 from sources.services import source_version_create_from_text
 from tests.factories import (
+    CommentFactory,
     CorrectionFactory,
     EvidenceFactory,
     QuotationFactory,
@@ -28,6 +29,7 @@ def admin_client(client, db, first_case):
     EvidenceFactory(claim=claim, quotation=QuotationFactory())
     ReviewAssignmentFactory(claim=claim)
     CorrectionFactory(case=first_case, claim=claim)
+    CommentFactory(claim=claim)
     carried = QuotationFactory(exact="1,111 tokens per second")
     source_version_create_from_text(
         source=carried.version.source, text="It reached 1,111 tokens per second.", actor=None
