@@ -4,6 +4,7 @@ from django.db import models
 from django.db.models.functions import Length
 from django.db.models.lookups import Exact
 from django.urls import reverse
+from django.utils import timezone
 
 from sources.models import Quotation, Source
 
@@ -153,7 +154,7 @@ class Claim(models.Model):
         return text
 
     def get_absolute_url(self):
-        return reverse("claims:case_detail", args=[self.case.slug]) + f"#claim-{self.pk}"
+        return reverse("claims:claim_detail", args=[self.case.slug, self.pk])
 
     def clean(self):
         super().clean()
@@ -269,6 +270,14 @@ class ReviewAssignment(models.Model):
 
     def __str__(self):
         return f"{self.reviewer} on “{self.claim}”"
+
+    @property
+    def is_overdue(self):
+        return (
+            self.decision == Decision.PENDING
+            and self.due_on is not None
+            and self.due_on < timezone.localdate()
+        )
 
     def clean(self):
         super().clean()

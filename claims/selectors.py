@@ -1,8 +1,20 @@
 """Reads for the claims app: what the pages list, with their queries bounded."""
 
-from django.db.models import Count, F, Q
+from django.db.models import Count, F, Prefetch, Q
 
-from claims.models import Case, Claim, ClaimStatus, Correction, CorrectionStatus, ReviewAssignment
+from claims.models import (
+    Case,
+    Claim,
+    ClaimStatus,
+    Comment,
+    Correction,
+    CorrectionStatus,
+    Decision,
+    Evidence,
+    ReviewAssignment,
+)
+from factcheck.audit import history_for
+from sources.models import Quotation
 
 
 def case_list():
@@ -26,7 +38,7 @@ def case_claims(case):
     """
     claims = list(
         Claim.objects.filter(case=case)
-        .select_related("quotation", "verdict", "author")
+        .select_related("case", "quotation", "verdict", "author")
         .order_by("quotation__start", "quotation__end", "id")
     )
     for ordinal, claim in enumerate(claims, start=1):
@@ -46,12 +58,29 @@ def claim_status_summary(case):
 
 
 def reviews_for(user):
-    """The review assignments of ``user``: pending ones first, then by due date."""
+    """
+    The review assignments of ``user``: undecided ones first (overdue ones at
+    the top, as they have the earliest due dates), then decided ones.
+    """
     return (
         ReviewAssignment.objects.filter(reviewer=user)
         .select_related("claim", "claim__case", "assigned_by")
-        .order_by(F("decided_at").desc(nulls_first=True), F("due_on").asc(nulls_last=True), "id")
+        .order_by(
+            F("decided_at").desc(nulls_first=True),
+            F("due_on").asc(nulls_last=True),
+            "assigned_at",
+            "id",
+        )
     )
+
+
+def open_review_count(user):
+    """How many claims in review wait for ``user``'s decision (shown in the navigation)."""
+    if not user.is_authenticated:
+        return 0
+    return ReviewAssignment.objects.filter(
+        reviewer=user, decision=Decision.PENDING, claim__status=ClaimStatus.IN_REVIEW
+    ).count()
 
 
 def published_corrections():
@@ -61,3 +90,43 @@ def published_corrections():
         .select_related("case", "claim")
         .order_by("-published_at", "-id")
     )
+
+
+def claim_for_page(case, pk):
+    """The claim with everything its page shows, in a fixed number of queries."""
+    return (
+        Claim.objects.filter(case=case, pk=pk)
+        .select_related(
+            "case__source_under_check", "quotation__version__source", "verdict", "author"
+        )
+        .prefetch_related(
+            Prefetch(
+                "evidence",
+                queryset=Evidence.objects.select_related(
+                    "quotation__version__source", "added_by"
+                ).order_by("added_at", "id"),
+            ),
+            Prefetch(
+                "assignments",
+                queryset=ReviewAssignment.objects.select_related("reviewer", "assigned_by"),
+            ),
+            Prefetch("comments", queryset=Comment.objects.select_related("author")),
+        )
+        .get()
+    )
+
+
+def claim_history(claim):
+    """The claim's audit events, newest first."""
+    return history_for(claim)[:200]
+
+
+def quotations_for_evidence(case, query, limit=20):
+    """Quotations of the case's other sources whose words contain ``query``."""
+    quotations = (
+        Quotation.objects.exclude(version__source=case.source_under_check_id)
+        .filter(exact__icontains=query)
+        .select_related("version__source")
+        .order_by("version__source__title", "start")
+    )
+    return list(quotations[:limit])

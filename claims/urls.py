@@ -7,6 +7,33 @@ app_name = "claims"
 urlpatterns = [
     path("cases/", views.case_list_view, name="case_list"),
     path("cases/<slug:slug>/", views.case_detail_view, name="case_detail"),
+    path("cases/<slug:slug>/claims/<int:pk>/", views.claim_detail_view, name="claim_detail"),
+    path("cases/<slug:slug>/claims/<int:pk>/edit/", views.claim_edit_view, name="claim_edit"),
+    path(
+        "cases/<slug:slug>/claims/<int:pk>/transition/",
+        views.claim_transition_view,
+        name="claim_transition",
+    ),
+    path(
+        "cases/<slug:slug>/claims/<int:pk>/quotations/",
+        views.quotation_search_view,
+        name="quotation_search",
+    ),
+    path(
+        "cases/<slug:slug>/claims/<int:pk>/evidence/", views.evidence_add_view, name="evidence_add"
+    ),
+    path(
+        "cases/<slug:slug>/claims/<int:pk>/evidence/<int:evidence_pk>/remove/",
+        views.evidence_remove_view,
+        name="evidence_remove",
+    ),
+    path(
+        "cases/<slug:slug>/claims/<int:pk>/reviewers/",
+        views.reviewer_assign_view,
+        name="reviewer_assign",
+    ),
+    path("cases/<slug:slug>/claims/<int:pk>/comments/", views.comment_add_view, name="comment_add"),
     path("reviews/", views.my_reviews_view, name="my_reviews"),
+    path("reviews/<int:assignment_pk>/", views.review_view, name="review"),
     path("corrections/", views.corrections_log_view, name="corrections_log"),
 ]

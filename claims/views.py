@@ -1,15 +1,40 @@
+from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required, permission_required
+from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.shortcuts import get_object_or_404, render
+from django.http import HttpResponseBadRequest
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseClientRedirect
 
-from claims.models import Case, ClaimStatus
+from claims.figures import missing_figures
+from claims.forms import AssignForm, ClaimForm, CommentForm, DecisionForm, EvidenceForm
+from claims.models import Case, Claim, ClaimStatus, Evidence, ReviewAssignment
 from claims.selectors import (
     case_claims,
     case_list,
+    claim_for_page,
+    claim_history,
     claim_status_summary,
     published_corrections,
+    quotations_for_evidence,
     reviews_for,
 )
+from claims.services import (
+    EDITABLE_FIELDS,
+    READ_ONLY_STATES,
+    EditConflict,
+    claim_submit_for_review,
+    claim_update,
+    comment_add,
+    evidence_add,
+    evidence_remove,
+    review_decide,
+    reviewer_assign,
+)
+from claims.workflow import Action, allowed_actions, claim_content, claim_digest, claim_transition
+from factcheck.roles import is_editor
 from sources.highlighting import mark_spans
 
 CASES_PER_PAGE = 20
@@ -62,3 +87,220 @@ def corrections_log_view(request):
         request.GET.get("page")
     )
     return render(request, "claims/corrections_log.html", {"page": page})
+
+
+def _claim_context(request, case, pk, **extra):
+    claim = claim_for_page(case, pk)
+    evidence_texts = [item.quotation.exact for item in claim.evidence.all()]
+    context = {
+        "case": case,
+        "claim": claim,
+        "form": ClaimForm(instance=claim),
+        "evidence_form": EvidenceForm(claim=claim),
+        "assign_form": AssignForm(claim=claim),
+        "comment_form": CommentForm(),
+        "actions": [
+            (action, Action(action).label) for action in allowed_actions(claim, request.user)
+        ],
+        "missing_figures": missing_figures(claim.statement, evidence_texts),
+        "history": claim_history(claim),
+        "can_edit": is_editor(request.user) and claim.status not in READ_ONLY_STATES,
+    }
+    return context | extra
+
+
+def _case(slug):
+    return get_object_or_404(Case.objects.select_related("source_under_check"), slug=slug)
+
+
+def _partial(request, name, context, status=200):
+    template = f"claims/claim_detail.html#{name}" if request.htmx else "claims/claim_detail.html"
+    return render(request, template, context, status=status)
+
+
+@permission_required("claims.view_claim", raise_exception=True)
+def claim_detail_view(request, slug, pk):
+    case = _case(slug)
+    get_object_or_404(Claim, case=case, pk=pk)
+    return render(request, "claims/claim_detail.html", _claim_context(request, case, pk))
+
+
+@require_POST
+@permission_required("claims.change_claim", raise_exception=True)
+def claim_edit_view(request, slug, pk):
+    case = _case(slug)
+    claim = get_object_or_404(Claim, case=case, pk=pk)
+    form = ClaimForm(request.POST, instance=Claim.objects.get(pk=claim.pk))
+    if not form.is_valid():
+        return _partial(request, "claim-fields", _claim_context(request, case, pk, form=form), 422)
+    fields = {name: form.cleaned_data[name] for name in EDITABLE_FIELDS}
+    try:
+        claim_update(
+            claim=claim,
+            editor=request.user,
+            expected_version=form.cleaned_data["version"],
+            **fields,
+        )
+    except EditConflict as conflict:
+        # Keep the user's text; show theirs beside it; saving again is a deliberate choice.
+        mine = ClaimForm(request.POST, instance=conflict.current)
+        mine.is_valid()
+        data = request.POST.copy()
+        data["version"] = conflict.current.version
+        context = _claim_context(
+            request,
+            case,
+            pk,
+            form=ClaimForm(data, instance=conflict.current),
+            conflict=conflict.current,
+            conflict_fields=[
+                (mine.fields[name].label, getattr(conflict.current, name), fields[name])
+                for name in EDITABLE_FIELDS
+                if getattr(conflict.current, name) != fields[name]
+            ],
+        )
+        return _partial(request, "claim-fields", context, 409)
+    except ValidationError as invalid:
+        form.add_error(None, invalid)
+        return _partial(request, "claim-fields", _claim_context(request, case, pk, form=form), 422)
+    messages.success(request, "Claim saved.")
+    return _partial(request, "claim-fields", _claim_context(request, case, pk))
+
+
+@permission_required("claims.change_evidence", raise_exception=True)
+def quotation_search_view(request, slug, pk):
+    case = _case(slug)
+    claim = get_object_or_404(Claim, case=case, pk=pk)
+    query = request.GET.get("q", "").strip()
+    results = quotations_for_evidence(case, query) if len(query) >= 2 else []
+    return render(
+        request,
+        "claims/claim_detail.html#quotation-results",
+        {"case": case, "claim": claim, "results": results, "query": query},
+    )
+
+
+@require_POST
+@permission_required("claims.add_evidence", raise_exception=True)
+def evidence_add_view(request, slug, pk):
+    case = _case(slug)
+    claim = get_object_or_404(Claim, case=case, pk=pk)
+    form = EvidenceForm(request.POST, claim=claim)
+    if form.is_valid():
+        try:
+            evidence_add(claim=claim, editor=request.user, **form.cleaned_data)
+        except ValidationError as invalid:
+            form.add_error(None, invalid)
+    status = 422 if form.errors else 200
+    extra = {"evidence_form": form} if form.errors else {}
+    return _partial(request, "evidence", _claim_context(request, case, pk, **extra), status)
+
+
+@require_POST
+@permission_required("claims.delete_evidence", raise_exception=True)
+def evidence_remove_view(request, slug, pk, evidence_pk):
+    case = _case(slug)
+    evidence = get_object_or_404(Evidence, pk=evidence_pk, claim__case=case, claim_id=pk)
+    try:
+        evidence_remove(evidence=evidence, editor=request.user)
+    except ValidationError as invalid:
+        messages.error(request, " ".join(invalid.messages))
+    return _partial(request, "evidence", _claim_context(request, case, pk))
+
+
+@require_POST
+@permission_required("claims.assign_reviewer", raise_exception=True)
+def reviewer_assign_view(request, slug, pk):
+    case = _case(slug)
+    claim = get_object_or_404(Claim, case=case, pk=pk)
+    form = AssignForm(request.POST, claim=claim)
+    if form.is_valid():
+        try:
+            reviewer_assign(claim=claim, editor=request.user, **form.cleaned_data)
+        except ValidationError as invalid:
+            form.add_error(None, invalid)
+    status = 422 if form.errors else 200
+    extra = {"assign_form": form} if form.errors else {}
+    return _partial(request, "assignments", _claim_context(request, case, pk, **extra), status)
+
+
+@require_POST
+@permission_required("claims.view_claim", raise_exception=True)
+def claim_transition_view(request, slug, pk):
+    case = _case(slug)
+    claim = get_object_or_404(Claim, case=case, pk=pk)
+    action = request.POST.get("action", "")
+    if action not in Action.values or action == Action.REOPEN:
+        return HttpResponseBadRequest("Unknown action.")
+    try:
+        if action == Action.SUBMIT:
+            claim_submit_for_review(claim=claim, editor=request.user)
+        else:
+            claim_transition(claim=claim, action=action, actor=request.user)
+    except ValidationError as refused:
+        messages.error(request, " ".join(refused.messages))
+        status = 403 if refused.code in {"not_editor", "not_assigned", "author"} else 409
+        return _partial(request, "claim-fields", _claim_context(request, case, pk), status)
+    messages.success(request, f"{Action(action).label}: done.")
+    url = reverse("claims:claim_detail", args=[case.slug, claim.pk])
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+
+
+@require_POST
+@permission_required("claims.add_comment", raise_exception=True)
+def comment_add_view(request, slug, pk):
+    case = _case(slug)
+    claim = get_object_or_404(Claim, case=case, pk=pk)
+    form = CommentForm(request.POST)
+    if form.is_valid():
+        try:
+            comment_add(claim=claim, author=request.user, body=form.cleaned_data["body"])
+        except ValidationError as invalid:
+            form.add_error(None, invalid)
+    status = 422 if form.errors else 200
+    extra = {"comment_form": form} if form.errors else {}
+    return _partial(request, "comments", _claim_context(request, case, pk, **extra), status)
+
+
+@permission_required("claims.sign_off_claim", raise_exception=True)
+def review_view(request, assignment_pk):
+    """The reviewer's page: exactly what they sign, and their decision."""
+    assignment = get_object_or_404(
+        ReviewAssignment.objects.select_related("claim__case"),
+        pk=assignment_pk,
+        reviewer=request.user,
+    )
+    claim = claim_for_page(assignment.claim.case, assignment.claim_id)
+    digest = claim_digest(claim)
+    form = DecisionForm(initial={"digest": digest})
+    status = 200
+    if request.method == "POST":
+        form = DecisionForm(request.POST)
+        if form.is_valid():
+            try:
+                review_decide(
+                    assignment=assignment,
+                    reviewer=request.user,
+                    decision=form.cleaned_data["decision"],
+                    comment=form.cleaned_data["comment"],
+                    digest_seen=form.cleaned_data["digest"],
+                )
+            except ValidationError as invalid:
+                form.add_error(None, invalid)
+            else:
+                messages.success(request, "Your decision is recorded.")
+                return redirect("claims:my_reviews")
+        status = 422
+        data = request.POST.copy()
+        data["digest"] = digest  # show the current content; the user's comment stays
+        form = DecisionForm(data) if form.errors else form
+        form.is_valid()
+    context = {
+        "assignment": assignment,
+        "claim": claim,
+        "case": claim.case,
+        "digest": digest,
+        "form": form,
+        "content": claim_content(claim),
+    }
+    return render(request, "claims/review.html", context, status=status)

@@ -13,8 +13,13 @@ NAVIGATION = [
 
 def navigation(request):
     """The main navigation, with the current section marked, and the user's roles."""
+    from claims.selectors import open_review_count
+
     items = []
     for label, url_name in NAVIGATION:
         url = reverse(url_name)
-        items.append({"label": label, "url": url, "current": request.path.startswith(url)})
+        item = {"label": label, "url": url, "current": request.path.startswith(url)}
+        if url_name == "claims:my_reviews" and request.user.is_authenticated:
+            item["count"] = open_review_count(request.user)
+        items.append(item)
     return {"navigation": items, "user_roles": role_names(request.user)}

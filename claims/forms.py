@@ -1,0 +1,91 @@
+from django import forms
+from django.contrib.auth import get_user_model
+
+from claims.models import Claim, Decision, Evidence, Rating
+from factcheck.roles import REVIEWER
+from sources.models import Quotation
+
+
+class ClaimForm(forms.ModelForm):
+    """The claim's editable fields, and the version the editor opened them at."""
+
+    version = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
+
+    class Meta:
+        model = Claim
+        fields = ["statement", "claimant", "verdict", "rationale"]
+        widgets = {
+            "statement": forms.Textarea(attrs={"rows": 3}),
+            "rationale": forms.Textarea(attrs={"rows": 8}),
+        }
+        help_texts = {"rationale": "Markdown: **bold**, *italic*, lists, [links](https://…)."}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["verdict"].queryset = Rating.objects.order_by("order")
+        self.fields["verdict"].empty_label = "No verdict yet"
+        if not self.is_bound:
+            self.initial["version"] = self.instance.version
+
+
+class ClaimCreateForm(forms.Form):
+    """A new claim from a selection of the piece under check."""
+
+    start = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
+    end = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    selected_text = forms.CharField(strip=False, widget=forms.HiddenInput)
+    statement = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="The checkable statement, in neutral words.",
+    )
+    claimant = forms.CharField(required=False, max_length=300)
+
+
+class EvidenceForm(forms.Form):
+    quotation = forms.ModelChoiceField(queryset=Quotation.objects.none(), widget=forms.HiddenInput)
+    stance = forms.ChoiceField(choices=Evidence.Stance.choices)
+    note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+
+    def __init__(self, *args, claim, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Evidence comes from the case's other sources, never the piece under check.
+        self.fields["quotation"].queryset = Quotation.objects.exclude(
+            version__source=claim.case.source_under_check_id
+        )
+        self.fields["quotation"].error_messages["required"] = (
+            "Pick a quotation from the search results first."
+        )
+
+
+class AssignForm(forms.Form):
+    reviewer = forms.ModelChoiceField(queryset=get_user_model().objects.none())
+    due_on = forms.DateField(
+        required=False, label="Due", widget=forms.DateInput(attrs={"type": "date"})
+    )
+
+    def __init__(self, *args, claim, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["reviewer"].queryset = (
+            get_user_model()
+            .objects.filter(groups__name=REVIEWER, is_active=True)
+            .exclude(pk=claim.author_id)
+            .exclude(review_assignments__claim=claim)
+            .order_by("username")
+        )
+
+
+class DecisionForm(forms.Form):
+    decision = forms.ChoiceField(
+        choices=[(Decision.APPROVED, "Approve"), (Decision.CHANGES_REQUESTED, "Request changes")],
+        widget=forms.RadioSelect,
+    )
+    comment = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 4}),
+        help_text="Required when you request changes.",
+    )
+    digest = forms.CharField(widget=forms.HiddenInput, max_length=64)
+
+
+class CommentForm(forms.Form):
+    body = forms.CharField(label="Comment", widget=forms.Textarea(attrs={"rows": 3}))
