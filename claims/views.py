@@ -143,20 +143,20 @@ def claim_edit_view(request, slug, pk):
         )
     except EditConflict as conflict:
         # Keep the user's text; show theirs beside it; saving again is a deliberate choice.
-        mine = ClaimForm(request.POST, instance=conflict.current)
-        mine.is_valid()
+        theirs = conflict.current
         data = request.POST.copy()
-        data["version"] = conflict.current.version
+        data["version"] = theirs.version
         context = _claim_context(
             request,
             case,
             pk,
-            form=ClaimForm(data, instance=conflict.current),
-            conflict=conflict.current,
+            # A form of its own instance: validating a ModelForm writes into it.
+            form=ClaimForm(data, instance=Claim.objects.get(pk=claim.pk)),
+            conflict=theirs,
             conflict_fields=[
-                (mine.fields[name].label, getattr(conflict.current, name), fields[name])
+                (ClaimForm.base_fields[name].label, getattr(theirs, name), fields[name])
                 for name in EDITABLE_FIELDS
-                if getattr(conflict.current, name) != fields[name]
+                if getattr(theirs, name) != fields[name]
             ],
         )
         return _partial(request, "claim-fields", context, 409)
@@ -275,7 +275,11 @@ def review_view(request, assignment_pk):
     form = DecisionForm(initial={"digest": digest})
     status = 200
     if request.method == "POST":
-        form = DecisionForm(request.POST)
+        # Re-shown, the page carries the current content's digest; the decision
+        # itself is checked against the digest the reviewer actually saw.
+        data = request.POST.copy()
+        data["digest"] = digest
+        form = DecisionForm(data)
         if form.is_valid():
             try:
                 review_decide(
@@ -283,7 +287,7 @@ def review_view(request, assignment_pk):
                     reviewer=request.user,
                     decision=form.cleaned_data["decision"],
                     comment=form.cleaned_data["comment"],
-                    digest_seen=form.cleaned_data["digest"],
+                    digest_seen=request.POST.get("digest", ""),
                 )
             except ValidationError as invalid:
                 form.add_error(None, invalid)
@@ -291,10 +295,6 @@ def review_view(request, assignment_pk):
                 messages.success(request, "Your decision is recorded.")
                 return redirect("claims:my_reviews")
         status = 422
-        data = request.POST.copy()
-        data["digest"] = digest  # show the current content; the user's comment stays
-        form = DecisionForm(data) if form.errors else form
-        form.is_valid()
     context = {
         "assignment": assignment,
         "claim": claim,

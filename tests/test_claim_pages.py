@@ -1,0 +1,323 @@
+"""The claim page, the reviewer's sign-off page and My reviews, through real requests."""
+
+import datetime
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from claims.models import Claim, ClaimStatus, Decision
+from claims.services import reviewer_assign
+from claims.workflow import claim_digest
+from sources.services import find_span, quotation_create, source_version_create_from_text
+from tests.factories import (
+    CaseFactory,
+    ClaimFactory,
+    EditorFactory,
+    EvidenceFactory,
+    QuotationFactory,
+    RatingFactory,
+    ReviewAssignmentFactory,
+    ReviewerFactory,
+)
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HX-Request": "true"}
+
+
+def url(name, claim, *args):
+    return reverse(f"claims:{name}", args=[claim.case.slug, claim.pk, *args])
+
+
+def edit(client, claim, version, **fields):
+    data = {
+        "statement": claim.statement,
+        "claimant": claim.claimant,
+        "verdict": claim.verdict_id or "",
+        "rationale": claim.rationale,
+        "version": version,
+    } | fields
+    return client.post(url("claim_edit", claim), data, headers=HTMX)
+
+
+@pytest.fixture
+def claim(editor):
+    return ClaimFactory(author=editor)
+
+
+def test_the_claim_page_shows_statement_quotation_and_history(editor_client, claim):
+    edit(editor_client, claim, claim.version, claimant="Together AI")
+
+    response = editor_client.get(claim.get_absolute_url())
+
+    assert response.status_code == 200
+    assert claim.statement in response.text
+    assert claim.quotation.exact in response.text
+    assert "claim.update" in response.text
+    assert "Together AI" in response.text
+
+
+def test_editing_in_place_returns_the_fragment_and_bumps_the_version(editor_client, claim):
+    response = edit(editor_client, claim, claim.version, statement="It reached 1,111 TPS.")
+
+    assert response.status_code == 200
+    assert response.text.lstrip().startswith('<section id="claim-fields"')
+    claim.refresh_from_db()
+    assert (claim.statement, claim.version) == ("It reached 1,111 TPS.", 2)
+
+
+def test_two_editors_saving_the_same_claim_get_a_conflict_and_both_texts_survive(
+    client, editor, claim
+):
+    other = EditorFactory()
+    opened_at = claim.version
+    client.force_login(other)
+    edit(client, claim, opened_at, statement="Their wording, saved first.")
+
+    client.force_login(editor)
+    response = edit(client, claim, opened_at, statement="My wording, typed meanwhile.")
+
+    assert response.status_code == 409
+    assert "Someone else saved this claim" in response.text
+    assert "Their wording, saved first." in response.text
+    assert "My wording, typed meanwhile." in response.text
+    assert Claim.objects.get(pk=claim.pk).statement == "Their wording, saved first."
+    # Saving again from the conflict view is a deliberate overwrite at the new version.
+    assert 'name="version" value="2"' in response.text
+    edit(client, claim, 2, statement="My wording, typed meanwhile.")
+    assert Claim.objects.get(pk=claim.pk).statement == "My wording, typed meanwhile."
+
+
+def test_a_blank_statement_is_refused_next_to_the_field_and_nothing_changes(editor_client, claim):
+    response = edit(editor_client, claim, claim.version, statement="   ")
+
+    assert response.status_code == 422
+    assert "field--error" in response.text
+    assert Claim.objects.get(pk=claim.pk).version == 1
+
+
+def test_the_evidence_picker_finds_quotations_of_the_cases_other_sources(editor_client, claim):
+    QuotationFactory(exact="9.0 seconds after")
+
+    response = editor_client.get(url("quotation_search", claim), {"q": "9.0 sec"}, headers=HTMX)
+
+    assert "9.0 seconds after" in response.text
+    assert claim.quotation.exact not in response.text
+
+
+def test_attaching_and_removing_evidence(editor_client, claim):
+    quotation = QuotationFactory(exact="467 seconds")
+
+    response = editor_client.post(
+        url("evidence_add", claim),
+        {"quotation": quotation.pk, "stance": "contradicts", "note": "Sum is 460."},
+        headers=HTMX,
+    )
+
+    assert response.status_code == 200
+    evidence = claim.evidence.get()
+    assert (evidence.quotation, evidence.stance) == (quotation, "contradicts")
+    editor_client.post(url("evidence_remove", claim, evidence.pk), headers=HTMX)
+    assert not claim.evidence.exists()
+
+
+def test_attaching_evidence_without_picking_a_quotation_says_so(editor_client, claim):
+    response = editor_client.post(
+        url("evidence_add", claim), {"stance": "supports", "note": "kept note"}, headers=HTMX
+    )
+
+    assert response.status_code == 422
+    assert "Pick a quotation" in response.text
+
+
+def test_assigning_a_reviewer_mails_them(editor_client, claim, mailoutbox):
+    reviewer = ReviewerFactory()
+
+    editor_client.post(
+        url("reviewer_assign", claim),
+        {"reviewer": reviewer.pk, "due_on": "2026-12-10"},
+        headers=HTMX,
+    )
+
+    assert claim.assignments.get().reviewer == reviewer
+    assert mailoutbox[0].to == [reviewer.email]
+
+
+def test_an_illegal_action_is_refused_with_what_is_missing(editor_client, claim):
+    response = editor_client.post(
+        url("claim_transition", claim), {"action": "submit"}, headers=HTMX
+    )
+
+    assert response.status_code == 409
+    assert "needs a verdict" in response.text
+    assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.DRAFT
+
+
+def test_a_reviewer_cannot_edit_or_publish(client, reviewer, claim):
+    client.force_login(reviewer)
+
+    assert edit(client, claim, claim.version, statement="x").status_code == 403
+    response = client.post(url("claim_transition", claim), {"action": "publish"})
+    assert response.status_code in {403, 409}
+    assert Claim.objects.get(pk=claim.pk).statement != "x"
+
+
+def ready_for_review(claim, editor):
+    Claim.objects.filter(pk=claim.pk).update(verdict=RatingFactory())
+    EvidenceFactory(claim=claim, quotation=QuotationFactory())
+    reviewer = ReviewerFactory()
+    reviewer_assign(claim=claim, reviewer=reviewer, editor=editor)
+    claim.refresh_from_db()
+    return reviewer
+
+
+def test_the_review_journey_through_the_pages(client, editor, claim):
+    reviewer = ready_for_review(claim, editor)
+    client.force_login(editor)
+    client.post(url("claim_transition", claim), {"action": "submit"})
+    assignment = claim.assignments.get()
+
+    client.force_login(reviewer)
+    queue = client.get(reverse("claims:my_reviews"))
+    assert reverse("claims:review", args=[assignment.pk]) in queue.text
+    page = client.get(reverse("claims:review", args=[assignment.pk]))
+    assert claim_digest(claim) in page.text
+    client.post(
+        reverse("claims:review", args=[assignment.pk]),
+        {"decision": "approved", "comment": "", "digest": claim_digest(claim)},
+    )
+
+    assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.APPROVED
+    client.force_login(editor)
+    client.post(url("claim_transition", claim), {"action": "publish"})
+    assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.PUBLISHED
+
+
+def test_a_request_for_changes_without_a_comment_keeps_the_form(client, editor, claim):
+    reviewer = ready_for_review(claim, editor)
+    client.force_login(editor)
+    client.post(url("claim_transition", claim), {"action": "submit"})
+    assignment = claim.assignments.get()
+    client.force_login(reviewer)
+
+    response = client.post(
+        reverse("claims:review", args=[assignment.pk]),
+        {"decision": "changes_requested", "comment": "", "digest": claim_digest(claim)},
+    )
+
+    assert response.status_code == 422
+    assert "Say what needs to change" in response.text
+    assert claim.assignments.get().decision == Decision.PENDING
+
+
+def test_a_stale_review_page_cannot_sign_off_and_keeps_the_comment(client, editor, claim):
+    reviewer = ready_for_review(claim, editor)
+    client.force_login(editor)
+    client.post(url("claim_transition", claim), {"action": "submit"})
+    assignment = claim.assignments.get()
+
+    client.force_login(reviewer)
+    response = client.post(
+        reverse("claims:review", args=[assignment.pk]),
+        {"decision": "approved", "comment": "Looks right to me.", "digest": "0" * 64},
+    )
+
+    assert response.status_code == 422
+    assert "changed while you were reading" in response.text
+    assert "Looks right to me." in response.text
+    assert claim.assignments.get().decision == Decision.PENDING
+
+
+def test_another_reviewers_assignment_is_not_found(client, claim):
+    assignment = ReviewAssignmentFactory(claim=claim)
+    client.force_login(ReviewerFactory())
+
+    assert client.get(reverse("claims:review", args=[assignment.pk])).status_code == 404
+
+
+def test_my_reviews_puts_overdue_first_and_counts_open_ones_in_the_navigation(
+    client, reviewer, editor
+):
+    today = datetime.date.today()
+    later = ClaimFactory(author=editor, statement="Due later")
+    overdue = ClaimFactory(author=editor, statement="Overdue one")
+    for claim, due in (
+        (later, today + datetime.timedelta(days=5)),
+        (overdue, today - datetime.timedelta(days=2)),
+    ):
+        ReviewAssignmentFactory(claim=claim, reviewer=reviewer, due_on=due)
+        Claim.objects.filter(pk=claim.pk).update(status=ClaimStatus.IN_REVIEW)
+    client.force_login(reviewer)
+
+    response = client.get(reverse("claims:my_reviews"))
+
+    assert response.text.index("Overdue one") < response.text.index("Due later")
+    assert "Overdue:" in response.text
+    assert 'aria-label="2 waiting"' in response.text
+
+
+def test_the_rationale_is_rendered_as_sanitised_markdown(editor_client, claim):
+    Claim.objects.filter(pk=claim.pk).update(
+        rationale="**Sum is 460.** <script>alert(1)</script> [x](javascript:alert(2))"
+    )
+
+    response = editor_client.get(claim.get_absolute_url())
+
+    assert "<strong>Sum is 460.</strong>" in response.text
+    assert "<script>alert(1)</script>" not in response.text
+    assert 'href="javascript:' not in response.text
+
+
+def test_the_figure_check_warns_about_figures_missing_from_the_evidence(editor_client, claim):
+    Claim.objects.filter(pk=claim.pk).update(statement="Start-up fell from 467 s to 9.0 s.")
+    EvidenceFactory(claim=claim, quotation=QuotationFactory(exact="467 seconds"))
+
+    response = editor_client.get(claim.get_absolute_url())
+
+    assert "Figure check:" in response.text
+    assert ">9.0 s<" in response.text
+    assert ">467 s<" not in response.text
+
+
+# Query counts do not grow with the number of claims.
+
+
+def make_case_with_claims(count, reviewer):
+    case = CaseFactory()
+    text = " ".join(f"Sentence number {n} says {n}.{n} times more." for n in range(count))
+    version, _ = source_version_create_from_text(
+        source=case.source_under_check, text=text, actor=None
+    )
+    claims = []
+    for n in range(count):
+        start, end = find_span(text, f"Sentence number {n} says")
+        quotation, _ = quotation_create(version=version, start=start, end=end, actor=None)
+        claim = Claim.objects.create(case=case, quotation=quotation, statement=f"Claim {n}")
+        ReviewAssignmentFactory(claim=claim, reviewer=reviewer)
+        EvidenceFactory(claim=claim, quotation=QuotationFactory(exact="9.0 seconds"))
+        claims.append(claim)
+    return case, claims
+
+
+def count_queries(client, path):
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(path).status_code == 200
+    return len(captured)
+
+
+@pytest.mark.parametrize("page", ["case", "claim", "my_reviews"])
+def test_pages_run_the_same_number_of_queries_for_10_and_200_claims(client, page):
+    counts = []
+    for size in (10, 200):
+        reviewer = ReviewerFactory()
+        case, claims = make_case_with_claims(size, reviewer)
+        client.force_login(reviewer)
+        path = {
+            "case": case.get_absolute_url(),
+            "claim": claims[-1].get_absolute_url(),
+            "my_reviews": reverse("claims:my_reviews"),
+        }[page]
+        counts.append(count_queries(client, path))
+    assert counts[0] == counts[1], counts
