@@ -1,9 +1,9 @@
 from django import forms
 from django.contrib.auth import get_user_model
 
-from claims.models import Claim, Decision, Evidence, Rating
-from factcheck.roles import REVIEWER
-from sources.models import Quotation
+from claims.models import Case, Claim, Decision, Evidence, Rating
+from factcheck.roles import EDITOR, REVIEWER
+from sources.models import Quotation, Source, SourceRole
 
 
 class ClaimForm(forms.ModelForm):
@@ -89,3 +89,19 @@ class DecisionForm(forms.Form):
 
 class CommentForm(forms.Form):
     body = forms.CharField(label="Comment", widget=forms.Textarea(attrs={"rows": 3}))
+
+
+class CaseForm(forms.ModelForm):
+    class Meta:
+        model = Case
+        fields = ["title", "slug", "source_under_check", "lead_editor"]
+        help_texts = {"slug": "The case's address: lowercase words joined by hyphens."}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["source_under_check"].queryset = Source.objects.filter(
+            role=SourceRole.UNDER_CHECK
+        ).order_by("title")
+        self.fields["lead_editor"].queryset = (
+            get_user_model().objects.filter(groups__name=EDITOR).order_by("username")
+        )

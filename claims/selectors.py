@@ -39,6 +39,7 @@ def case_claims(case):
     claims = list(
         Claim.objects.filter(case=case)
         .select_related("case", "quotation", "verdict", "author")
+        .prefetch_related("assignments")
         .order_by("quotation__start", "quotation__end", "id")
     )
     for ordinal, claim in enumerate(claims, start=1):
@@ -130,3 +131,20 @@ def quotations_for_evidence(case, query, limit=20):
         .order_by("version__source__title", "start")
     )
     return list(quotations[:limit])
+
+
+def case_filter_choices(case):
+    """The verdicts and reviewers that the case's claim list can be filtered by."""
+    from django.contrib.auth import get_user_model
+
+    from claims.models import Rating
+
+    return {
+        "verdicts": list(Rating.objects.order_by("order")),
+        "reviewers": list(
+            get_user_model()
+            .objects.filter(review_assignments__claim__case=case)
+            .distinct()
+            .order_by("username")
+        ),
+    }

@@ -6,7 +6,9 @@ app_name = "claims"
 
 urlpatterns = [
     path("cases/", views.case_list_view, name="case_list"),
+    path("cases/new/", views.case_create_view, name="case_create"),
     path("cases/<slug:slug>/", views.case_detail_view, name="case_detail"),
+    path("cases/<slug:slug>/claims/new/", views.claim_create_view, name="claim_create"),
     path("cases/<slug:slug>/claims/<int:pk>/", views.claim_detail_view, name="claim_detail"),
     path("cases/<slug:slug>/claims/<int:pk>/edit/", views.claim_edit_view, name="claim_edit"),
     path(

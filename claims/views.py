@@ -2,6 +2,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required, permission_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
+from django.db import transaction
 from django.http import HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -9,10 +10,19 @@ from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from claims.figures import missing_figures
-from claims.forms import AssignForm, ClaimForm, CommentForm, DecisionForm, EvidenceForm
+from claims.forms import (
+    AssignForm,
+    CaseForm,
+    ClaimCreateForm,
+    ClaimForm,
+    CommentForm,
+    DecisionForm,
+    EvidenceForm,
+)
 from claims.models import Case, Claim, ClaimStatus, Evidence, ReviewAssignment
 from claims.selectors import (
     case_claims,
+    case_filter_choices,
     case_list,
     claim_for_page,
     claim_history,
@@ -25,6 +35,8 @@ from claims.services import (
     EDITABLE_FIELDS,
     READ_ONLY_STATES,
     EditConflict,
+    case_create,
+    claim_create,
     claim_submit_for_review,
     claim_update,
     comment_add,
@@ -36,6 +48,7 @@ from claims.services import (
 from claims.workflow import Action, allowed_actions, claim_content, claim_digest, claim_transition
 from factcheck.roles import is_editor
 from sources.highlighting import mark_spans
+from sources.services import quotation_create_from_selection
 
 CASES_PER_PAGE = 20
 REVIEWS_PER_PAGE = 25
@@ -48,18 +61,36 @@ def case_list_view(request):
     return render(request, "claims/case_list.html", {"page": page})
 
 
+def _filtered(claims, *, status, verdict, reviewer):
+    if status:
+        claims = [claim for claim in claims if claim.status == status]
+    if verdict:
+        claims = [claim for claim in claims if str(claim.verdict_id) == verdict]
+    if reviewer:
+        claims = [
+            claim
+            for claim in claims
+            if any(str(a.reviewer_id) == reviewer for a in claim.assignments.all())
+        ]
+    return claims
+
+
 @permission_required("claims.view_case", raise_exception=True)
-def case_detail_view(request, slug):
+def case_detail_view(request, slug, create_form=None, status_code=200):
     case = get_object_or_404(
         Case.objects.select_related("source_under_check", "lead_editor"), slug=slug
     )
-    status = request.GET.get("status", "")
-    if status not in ClaimStatus.values:
-        status = ""
+    filters = {
+        "status": request.GET.get("status", ""),
+        "verdict": request.GET.get("verdict", ""),
+        "reviewer": request.GET.get("reviewer", ""),
+    }
+    if filters["status"] not in ClaimStatus.values:
+        filters["status"] = ""
     all_claims = case_claims(case)
-    claims = [claim for claim in all_claims if claim.status == status] if status else all_claims
-    context = {"case": case, "claims": claims, "status": status}
-    if request.htmx:
+    claims = _filtered(all_claims, **filters)
+    context = {"case": case, "claims": claims, "filtered": any(filters.values()), **filters}
+    if request.htmx and request.htmx.target == "claim-list":
         return render(request, "claims/case_detail.html#claim-list", context)
 
     version = case.source_under_check.latest_version
@@ -72,8 +103,55 @@ def case_detail_view(request, slug):
         "version": version,
         "paragraphs": mark_spans(version.extracted_text, spans) if version else [],
         "summary": claim_status_summary(case),
+        "create_form": create_form or ClaimCreateForm(),
+        **case_filter_choices(case),
     }
-    return render(request, "claims/case_detail.html", context)
+    return render(request, "claims/case_detail.html", context, status=status_code)
+
+
+@require_POST
+@permission_required("claims.add_claim", raise_exception=True)
+def claim_create_view(request, slug):
+    """A claim from a selection of the piece under check; its quotation is the selection."""
+    case = get_object_or_404(Case.objects.select_related("source_under_check"), slug=slug)
+    form = ClaimCreateForm(request.POST)
+    version = case.source_under_check.latest_version
+    if form.is_valid() and version is not None:
+        try:
+            with transaction.atomic():
+                quotation, _created = quotation_create_from_selection(
+                    version=version,
+                    start=form.cleaned_data["start"],
+                    end=form.cleaned_data["end"],
+                    selected_text=form.cleaned_data["selected_text"],
+                    actor=request.user,
+                )
+                claim = claim_create(
+                    case=case,
+                    quotation=quotation,
+                    statement=form.cleaned_data["statement"],
+                    claimant=form.cleaned_data["claimant"],
+                    author=request.user,
+                )
+        except ValidationError as invalid:
+            form.add_error(None, invalid)
+        else:
+            messages.success(request, "Claim created. Add its evidence, verdict and reviewers.")
+            return redirect(claim.get_absolute_url())
+    elif version is None:
+        form.add_error(None, "The piece under check has no text to quote yet.")
+    return case_detail_view(request, slug, create_form=form, status_code=422)
+
+
+@permission_required("claims.add_case", raise_exception=True)
+def case_create_view(request):
+    form = CaseForm(request.POST or None, initial={"source_under_check": request.GET.get("source")})
+    if request.method == "POST" and form.is_valid():
+        case = case_create(actor=request.user, **form.cleaned_data)
+        messages.success(request, f"Case “{case}” opened.")
+        return redirect(case.get_absolute_url())
+    status = 422 if request.method == "POST" else 200
+    return render(request, "claims/case_form.html", {"form": form}, status=status)
 
 
 def my_reviews_view(request):

@@ -2,8 +2,9 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from claims.models import Claim, Correction
+from claims.models import Claim, Correction, Rating
 from sources.models import Source, SourceRole
+from sources.services import find_span
 from tests.factories import CorrectionFactory, ReviewAssignmentFactory
 
 pytestmark = pytest.mark.django_db
@@ -38,14 +39,14 @@ def test_the_case_page_shows_the_article_and_every_claim(editor_client, first_ca
     claims = list(first_case.claims.all())
     for claim in claims:
         assert f'id="claim-{claim.pk}"' in response.text
-        assert f'href="#claim-{claim.pk}"' in response.text
+        assert f'href="{claim.get_absolute_url()}"' in response.text
     assert f"{len(claims)}</span> Draft" in response.text
 
 
 def test_the_case_page_takes_a_constant_number_of_queries(
     editor_client, first_case, django_assert_max_num_queries
 ):
-    with django_assert_max_num_queries(10):
+    with django_assert_max_num_queries(13):
         response = editor_client.get(first_case.get_absolute_url())
     assert response.status_code == 200
 
@@ -55,7 +56,9 @@ def test_filtering_by_status_with_htmx_returns_only_the_claim_list(editor_client
     Claim.objects.filter(pk=claim.pk).update(status=Claim.Status.WITHDRAWN)
 
     response = editor_client.get(
-        first_case.get_absolute_url(), {"status": "withdrawn"}, headers={"HX-Request": "true"}
+        first_case.get_absolute_url(),
+        {"status": "withdrawn"},
+        headers={"HX-Request": "true", "HX-Target": "claim-list"},
     )
 
     assert response.status_code == 200
@@ -68,7 +71,7 @@ def test_filtering_by_status_with_htmx_returns_only_the_claim_list(editor_client
 def test_filtering_by_a_status_with_no_claims_says_so(editor_client, first_case):
     response = editor_client.get(first_case.get_absolute_url(), {"status": "published"})
 
-    assert "No claims with this status" in response.text
+    assert "No claims match these filters" in response.text
 
 
 def test_an_unknown_status_filter_shows_all_claims(editor_client, first_case):
@@ -161,3 +164,91 @@ def test_pages_carry_the_navigation_and_vendored_htmx(editor_client, first_case)
         assert f">{label}</a>" in response.text
     assert "/static/vendor/htmx/htmx.min.js" in response.text
     assert 'aria-current="page"' in response.text
+
+
+def test_the_claim_list_filters_by_verdict_and_reviewer(editor_client, first_case):
+    accurate = Rating.objects.get(label="Accurate")
+    with_verdict, with_reviewer = first_case.claims.all()[:2]
+    Claim.objects.filter(pk=with_verdict.pk).update(verdict=accurate)
+    assignment = ReviewAssignmentFactory(claim=with_reviewer)
+    headers = {"HX-Request": "true", "HX-Target": "claim-list"}
+
+    by_verdict = editor_client.get(
+        first_case.get_absolute_url(), {"verdict": accurate.pk}, headers=headers
+    )
+    by_reviewer = editor_client.get(
+        first_case.get_absolute_url(), {"reviewer": assignment.reviewer_id}, headers=headers
+    )
+
+    assert by_verdict.text.count('class="claim"') == 1
+    assert f'id="claim-{with_verdict.pk}"' in by_verdict.text
+    assert by_reviewer.text.count('class="claim"') == 1
+    assert f'id="claim-{with_reviewer.pk}"' in by_reviewer.text
+
+
+def test_a_claim_is_made_from_a_selection_of_the_article(editor_client, editor, first_case):
+    version = first_case.source_under_check.latest_version
+    sentence = "Together also says the system serves trillions of tokens a day"
+    start, end = find_span(version.extracted_text, sentence)
+
+    response = editor_client.post(
+        reverse("claims:claim_create", args=[first_case.slug]),
+        {
+            "start": start,
+            "end": end,
+            "selected_text": sentence,
+            "statement": "Together serves trillions of tokens a day.",
+            "claimant": "Together AI",
+        },
+    )
+
+    claim = Claim.objects.get(statement="Together serves trillions of tokens a day.")
+    assert response.status_code == 302
+    assert response["Location"] == claim.get_absolute_url()
+    assert claim.quotation.exact == sentence
+    assert claim.author == editor
+
+
+def test_a_claim_from_a_mismatched_selection_is_refused_and_keeps_the_statement(
+    editor_client, first_case
+):
+    count = Claim.objects.count()
+
+    response = editor_client.post(
+        reverse("claims:claim_create", args=[first_case.slug]),
+        {"start": 0, "end": 10, "selected_text": "Not these words", "statement": "Kept words."},
+    )
+
+    assert response.status_code == 422
+    assert "does not match the stored text" in response.text
+    assert "Kept words." in response.text
+    assert Claim.objects.count() == count
+
+
+def test_an_editor_opens_a_case_for_a_piece_under_check(editor_client, editor, first_case):
+    response = editor_client.post(
+        reverse("claims:case_create"),
+        {
+            "title": "Second look",
+            "slug": "second-look",
+            "source_under_check": first_case.source_under_check_id,
+            "lead_editor": editor.pk,
+        },
+    )
+
+    assert response.status_code == 302
+    assert response["Location"] == reverse("claims:case_detail", args=["second-look"])
+
+
+def test_a_case_with_a_taken_slug_is_refused_next_to_the_field(editor_client, first_case):
+    response = editor_client.post(
+        reverse("claims:case_create"),
+        {
+            "title": "Again",
+            "slug": first_case.slug,
+            "source_under_check": first_case.source_under_check_id,
+        },
+    )
+
+    assert response.status_code == 422
+    assert "already exists" in response.text

@@ -78,8 +78,11 @@
       }
     }
     if (start === null || end === null || end <= start) {
-      button.disabled = true;
-      preview.textContent = "Nothing selected.";
+      // A selection elsewhere (typing the statement, say) keeps the captured passage.
+      if (!form.querySelector("[data-quote-start]").value) {
+        button.disabled = true;
+        preview.textContent = "Nothing selected.";
+      }
       return;
     }
     const text = textBetween(reader, start, end);
