@@ -98,11 +98,9 @@ def _refuse_if_read_only(claim):
         )
 
 
-def _bump_version(claim, expected_version=None, **fields):
+def _bump_version(claim, expected_version, **fields):
     """Write ``fields`` and the next version, if the claim is still at ``expected_version``."""
-    rows = Claim.objects.filter(pk=claim.pk)
-    if expected_version is not None:
-        rows = rows.filter(version=expected_version)
+    rows = Claim.objects.filter(pk=claim.pk, version=expected_version)
     updated = rows.update(version=F("version") + 1, updated_at=timezone.now(), **fields)
     if not updated:
         raise EditConflict(Claim.objects.select_related("verdict").get(pk=claim.pk))
@@ -158,7 +156,8 @@ def evidence_add(*, claim, quotation, stance, note="", editor):
     evidence.added_by = acting_user(editor)
     evidence.full_clean()
     evidence.save()
-    _bump_version(claim)
+    # No version bump: the version guards the typed fields against lost edits, and
+    # evidence is not typed into that form (the digest still sees the change).
     record(
         actor=editor,
         action="evidence.add",
@@ -181,7 +180,6 @@ def evidence_remove(*, evidence, editor):
         changes={"quotation": evidence.quotation.exact, "stance": evidence.stance},
     )
     evidence.delete()
-    _bump_version(claim)
     signoffs_revalidate(claim=claim, reason="evidence was removed", actor=editor)
 
 

@@ -214,8 +214,12 @@ def claim_transition(*, claim, action, actor, reason=""):
     """
     transition = TRANSITIONS[Action(action)]
     # Lock the row: two simultaneous decisions must not both see the old state.
+    # Only the claim's own row: PostgreSQL cannot lock the nullable side of the
+    # outer join that the optional verdict needs.
     claim = (
-        Claim.objects.select_for_update().select_related("verdict", "quotation").get(pk=claim.pk)
+        Claim.objects.select_for_update(of=("self",))
+        .select_related("verdict", "quotation")
+        .get(pk=claim.pk)
     )
     if transition.taken_by != SYSTEM:
         _refuse_unless_allowed(claim, transition, actor)

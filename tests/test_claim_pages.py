@@ -321,3 +321,17 @@ def test_pages_run_the_same_number_of_queries_for_10_and_200_claims(client, page
         }[page]
         counts.append(count_queries(client, path))
     assert counts[0] == counts[1], counts
+
+
+def test_attaching_evidence_does_not_make_the_open_edit_form_stale(editor_client, claim):
+    opened_at = claim.version
+    editor_client.post(
+        url("evidence_add", claim),
+        {"quotation": QuotationFactory(exact="467 seconds").pk, "stance": "supports"},
+        headers=HTMX,
+    )
+
+    response = edit(editor_client, claim, opened_at, rationale="Written while attaching.")
+
+    assert response.status_code == 200
+    assert Claim.objects.get(pk=claim.pk).rationale == "Written while attaching."
