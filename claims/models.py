@@ -296,14 +296,26 @@ class CorrectionKind(models.TextChoices):
 
 class CorrectionStatus(models.TextChoices):
     DRAFT = "draft", "Draft"
+    APPROVED = "approved", "Approved"
     PUBLISHED = "published", "Published"
 
 
+class PublishedRecordError(Exception):
+    """Raised when code tries to change or delete a published correction."""
+
+
 class Correction(models.Model):
-    """A public correction, clarification or update to a published case or claim."""
+    """
+    A public correction, clarification or update to a published case or claim.
+
+    Drafted by an editor, approved by a second person, then published. A
+    published entry is never changed: it carries a SHA-256 over its content and
+    the previous entry's hash (a chain that ``verify_corrections`` walks), the
+    model refuses to save it again, and a database trigger refuses updates. A
+    later change is a new entry that ``supersedes`` it.
+    """
 
     Kind = CorrectionKind
-
     Status = CorrectionStatus
 
     case = models.ForeignKey(Case, on_delete=models.PROTECT, related_name="corrections")
@@ -314,6 +326,24 @@ class Correction(models.Model):
     what_was_wrong = models.TextField()
     what_is_right = models.TextField("what is right now")
     reason = models.TextField("why", blank=True)
+    old_verdict = models.ForeignKey(
+        Rating, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    new_verdict = models.ForeignKey(
+        Rating,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="Set when the correction changes the claim's published verdict.",
+    )
+    supersedes = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="superseded_by",
+    )
     status = models.CharField(max_length=20, choices=Status, default=Status.DRAFT)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -323,7 +353,20 @@ class Correction(models.Model):
         related_name="+",
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    approved_at = models.DateTimeField(null=True, blank=True)
     published_at = models.DateTimeField(null=True, blank=True)
+    sequence = models.PositiveIntegerField(
+        null=True, blank=True, unique=True, help_text="Position in the published chain."
+    )
+    previous_sha256 = models.CharField(max_length=64, blank=True)
+    sha256 = models.CharField("SHA-256", max_length=64, blank=True)
 
     class Meta:
         ordering = ["-published_at", "-created_at", "-id"]
@@ -333,11 +376,28 @@ class Correction(models.Model):
                 name="correction_kind_valid",
             ),
             models.CheckConstraint(
+                condition=models.Q(status__in=CorrectionStatus.values),
+                name="correction_status_valid",
+            ),
+            models.CheckConstraint(
                 condition=(
-                    models.Q(status="draft", published_at__isnull=True)
-                    | models.Q(status="published", published_at__isnull=False)
+                    models.Q(
+                        status__in=["draft", "approved"],
+                        published_at__isnull=True,
+                        sequence__isnull=True,
+                    )
+                    | models.Q(
+                        Exact(Length("sha256"), 64),
+                        status="published",
+                        published_at__isnull=False,
+                        sequence__isnull=False,
+                    )
                 ),
-                name="correction_published_has_date",
+                name="correction_published_is_chained",
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(status="approved") | models.Q(approved_at__isnull=False),
+                name="correction_approved_has_date",
             ),
         ]
         indexes = [models.Index(fields=["status", "-published_at"])]
@@ -346,12 +406,35 @@ class Correction(models.Model):
     def __str__(self):
         return f"{self.get_kind_display()} to {self.claim or self.case}"
 
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            stored = Correction.objects.filter(pk=self.pk).values_list("status", flat=True).first()
+            if stored == CorrectionStatus.PUBLISHED:
+                raise PublishedRecordError(
+                    "A published correction is never changed; publish a new entry that "
+                    "supersedes it."
+                )
+        super().save(*args, **kwargs)
+
+    def get_absolute_url(self):
+        return reverse("claims:correction_detail", args=[self.pk])
+
+    def delete(self, *args, **kwargs):
+        if self.status == CorrectionStatus.PUBLISHED:
+            raise PublishedRecordError("A published correction is never deleted.")
+        return super().delete(*args, **kwargs)
+
     def clean(self):
         super().clean()
         if self.claim_id and self.case_id and self.claim.case_id != self.case_id:
             raise ValidationError(
                 {"claim": "The claim must belong to the corrected case."},
                 code="claim_not_in_case",
+            )
+        if self.new_verdict_id and not self.claim_id:
+            raise ValidationError(
+                {"new_verdict": "Only a correction of a claim can change a verdict."},
+                code="verdict_without_claim",
             )
 
 

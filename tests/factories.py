@@ -169,3 +169,24 @@ class CommentFactory(factory.django.DjangoModelFactory):
     claim = factory.SubFactory(ClaimFactory)
     author = factory.SubFactory(EditorFactory)
     body = "Which table does the 2.6× come from?"
+
+
+class PublishedCorrectionFactory(CorrectionFactory):
+    """A correction taken through the real workflow: drafted, approved, published."""
+
+    @classmethod
+    def _create(cls, model_class, case, **kwargs):
+        from claims.corrections import correction_approve, correction_draft, correction_publish
+
+        editor = EditorFactory()
+        draft = correction_draft(
+            case=case,
+            editor=editor,
+            kind=kwargs.get("kind", Correction.Kind.CORRECTION),
+            what_was_wrong=kwargs["what_was_wrong"],
+            what_is_right=kwargs["what_is_right"],
+            reason=kwargs.get("reason", ""),
+            claim=kwargs.get("claim"),
+        )
+        correction_approve(correction=draft, approver=ReviewerFactory())
+        return correction_publish(correction=draft, editor=editor)

@@ -81,8 +81,10 @@ def test_a_correction_of_a_claim_must_be_in_the_claims_case():
         correction.full_clean()
 
 
-def test_the_database_refuses_a_published_correction_without_a_date():
+def test_the_database_refuses_a_published_correction_outside_the_chain():
     correction = CorrectionFactory()
 
     with pytest.raises(IntegrityError), transaction.atomic():
-        Correction.objects.filter(pk=correction.pk).update(status=Correction.Status.PUBLISHED)
+        Correction.objects.filter(pk=correction.pk).update(
+            status=Correction.Status.PUBLISHED, published_at=timezone.now()
+        )

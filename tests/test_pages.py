@@ -1,11 +1,14 @@
 import pytest
 from django.urls import reverse
-from django.utils import timezone
 
-from claims.models import Claim, Correction, Rating
+from claims.models import Claim, Rating
 from sources.models import Source, SourceRole
 from sources.services import find_span
-from tests.factories import CorrectionFactory, ReviewAssignmentFactory
+from tests.factories import (
+    CorrectionFactory,
+    PublishedCorrectionFactory,
+    ReviewAssignmentFactory,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -137,12 +140,7 @@ def test_my_reviews_has_an_empty_state(client, reviewer):
 
 
 def test_the_public_corrections_log_shows_published_entries_only(client, first_case):
-    published = CorrectionFactory(
-        case=first_case,
-        status=Correction.Status.PUBLISHED,
-        published_at=timezone.now(),
-        what_was_wrong="Published wording",
-    )
+    published = PublishedCorrectionFactory(case=first_case, what_was_wrong="Published wording")
     CorrectionFactory(case=first_case, what_was_wrong="Draft wording")
 
     response = client.get(reverse("claims:corrections_log"))

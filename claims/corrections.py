@@ -1,0 +1,220 @@
+"""
+The corrections workflow and its tamper-evident chain.
+
+An editor drafts a correction; a second person (another editor or a
+reviewer) approves it; an editor publishes it. Publishing appends it to a
+chain: each published entry stores a SHA-256 over its own content and the
+previous entry's hash, so rewriting any published entry breaks every hash after
+it. ``verify_chain`` walks the chain and names the first entry that does not
+match; ``manage.py verify_corrections`` runs it.
+"""
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from claims.models import Claim, ClaimStatus, Correction, CorrectionStatus
+from factcheck.audit import acting_user, record
+from factcheck.roles import is_editor, is_reviewer
+
+#: The hash of "nothing before": the first entry's previous_sha256.
+GENESIS = "0" * 64
+
+
+def correction_content(correction):
+    """What a published entry's hash covers, as plain data."""
+    return {
+        "sequence": correction.sequence,
+        "previous_sha256": correction.previous_sha256,
+        "case": correction.case.slug,
+        "claim": correction.claim_id,
+        "kind": correction.kind,
+        "what_was_wrong": correction.what_was_wrong,
+        "what_is_right": correction.what_is_right,
+        "reason": correction.reason,
+        "old_verdict": correction.old_verdict.label if correction.old_verdict else None,
+        "new_verdict": correction.new_verdict.label if correction.new_verdict else None,
+        "supersedes": correction.supersedes.sha256 if correction.supersedes else None,
+        "published_at": correction.published_at.isoformat() if correction.published_at else None,
+    }
+
+
+def correction_hash(correction):
+    canonical = json.dumps(
+        correction_content(correction), sort_keys=True, ensure_ascii=False, separators=(",", ":")
+    )
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def published_chain():
+    return Correction.objects.filter(status=CorrectionStatus.PUBLISHED).select_related(
+        "case", "old_verdict", "new_verdict", "supersedes"
+    )
+
+
+def chain_head():
+    """The newest published entry's hash (GENESIS for an empty log)."""
+    head = published_chain().order_by("-sequence").first()
+    return head.sha256 if head else GENESIS
+
+
+@dataclass
+class ChainReport:
+    ok: bool
+    checked: int
+    head: str
+    broken: Correction | None = None
+    problem: str = ""
+
+
+def verify_chain():
+    """Walk the published entries in order; report the first that does not match."""
+    previous = GENESIS
+    checked = 0
+    for expected_sequence, correction in enumerate(
+        published_chain().order_by("sequence").iterator(chunk_size=500), start=1
+    ):
+        problem = ""
+        if correction.sequence != expected_sequence:
+            problem = f"is number {correction.sequence} where {expected_sequence} was expected"
+        elif correction.previous_sha256 != previous:
+            problem = "does not point at the entry before it"
+        elif correction_hash(correction) != correction.sha256:
+            problem = "does not match its hash: its content was changed after publication"
+        if problem:
+            return ChainReport(False, checked, previous, correction, problem)
+        previous = correction.sha256
+        checked += 1
+    return ChainReport(True, checked, previous)
+
+
+def _refuse_unless_editor(user, doing):
+    if not is_editor(user):
+        raise ValidationError(f"Only an editor can {doing}.", code="not_editor")
+
+
+@transaction.atomic
+def correction_draft(
+    *,
+    case,
+    editor,
+    kind,
+    what_was_wrong,
+    what_is_right,
+    reason="",
+    claim=None,
+    new_verdict=None,
+    supersedes=None,
+):
+    """Draft a correction of a published ``case`` (or one of its published claims)."""
+    _refuse_unless_editor(editor, "draft a correction")
+    if claim is not None and claim.status != ClaimStatus.PUBLISHED:
+        raise ValidationError(
+            "Only a published claim is corrected; edit a draft claim directly.",
+            code="claim_not_published",
+        )
+    if supersedes is not None and supersedes.status != CorrectionStatus.PUBLISHED:
+        raise ValidationError(
+            "Only a published entry can be superseded.", code="supersedes_unpublished"
+        )
+    correction = Correction(
+        case=case,
+        claim=claim,
+        kind=kind,
+        what_was_wrong=what_was_wrong,
+        what_is_right=what_is_right,
+        reason=reason,
+        new_verdict=new_verdict,
+        supersedes=supersedes,
+        created_by=acting_user(editor),
+    )
+    correction.full_clean()
+    correction.save()
+    record(actor=editor, action="correction.draft", target=correction, changes={"kind": kind})
+    return correction
+
+
+@transaction.atomic
+def correction_approve(*, correction, approver):
+    """A second person, not the one who drafted it, approves a draft."""
+    if correction.status != CorrectionStatus.DRAFT:
+        raise ValidationError("Only a draft can be approved.", code="not_draft")
+    if not (is_editor(approver) or is_reviewer(approver)):
+        raise ValidationError(
+            "Only an editor or a reviewer can approve a correction.", code="not_allowed"
+        )
+    if correction.created_by_id == approver.pk:
+        raise ValidationError(
+            "A second person must approve a correction, not the one who drafted it.",
+            code="same_person",
+        )
+    correction.status = CorrectionStatus.APPROVED
+    correction.approved_by = approver
+    correction.approved_at = timezone.now()
+    correction.save()
+    record(actor=approver, action="correction.approve", target=correction)
+    return correction
+
+
+@transaction.atomic
+def correction_publish(*, correction, editor):
+    """
+    Publish an approved correction: apply a verdict change to its claim, append
+    the entry to the chain, and fix its hash. From here on it never changes.
+    """
+    _refuse_unless_editor(editor, "publish a correction")
+    correction = Correction.objects.select_for_update().get(pk=correction.pk)
+    if correction.status != CorrectionStatus.APPROVED:
+        raise ValidationError(
+            "A correction is published once a second person has approved it.",
+            code="not_approved",
+        )
+    # One writer at a time appends to the chain: lock its head.
+    head = (
+        Correction.objects.select_for_update()
+        .filter(status=CorrectionStatus.PUBLISHED)
+        .order_by("-sequence")
+        .first()
+    )
+    if correction.new_verdict_id and correction.claim_id:
+        claim = Claim.objects.select_related("verdict").get(pk=correction.claim_id)
+        correction.old_verdict = claim.verdict
+        Claim.objects.filter(pk=claim.pk).update(
+            verdict=correction.new_verdict, updated_at=timezone.now()
+        )
+        record(
+            actor=editor,
+            action="claim.verdict_corrected",
+            target=claim,
+            changes={
+                "verdict": [
+                    claim.verdict.label if claim.verdict else None,
+                    correction.new_verdict.label,
+                ]
+            },
+        )
+    correction.sequence = (head.sequence if head else 0) + 1
+    correction.previous_sha256 = head.sha256 if head else GENESIS
+    correction.published_at = timezone.now()
+    correction.status = CorrectionStatus.PUBLISHED
+    correction.sha256 = correction_hash(correction)
+    # The last save a correction ever gets: the model refuses any after this.
+    Correction.objects.filter(pk=correction.pk).update(
+        status=correction.status,
+        old_verdict=correction.old_verdict,
+        sequence=correction.sequence,
+        previous_sha256=correction.previous_sha256,
+        published_at=correction.published_at,
+        sha256=correction.sha256,
+    )
+    record(
+        actor=editor,
+        action="correction.publish",
+        target=correction,
+        changes={"sha256": correction.sha256, "sequence": correction.sequence},
+    )
+    return correction

@@ -1,0 +1,200 @@
+"""The corrections workflow and its tamper-evident, append-only chain."""
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.core.management import CommandError, call_command
+from django.db import transaction
+
+from claims.corrections import (
+    GENESIS,
+    chain_head,
+    correction_approve,
+    correction_draft,
+    correction_publish,
+    verify_chain,
+)
+from claims.models import Claim, ClaimStatus, Correction, CorrectionStatus, PublishedRecordError
+from tests.factories import ClaimFactory, EditorFactory, RatingFactory, ReviewerFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def published_claim(editor):
+    claim = ClaimFactory(author=editor, verdict=RatingFactory(label="Accurate", order=5, value=5))
+    Claim.objects.filter(pk=claim.pk).update(
+        status=ClaimStatus.PUBLISHED, published_at="2026-11-05T10:00:00Z"
+    )
+    claim.refresh_from_db()
+    return claim
+
+
+def publish(claim, editor, **fields):
+    draft = correction_draft(
+        case=claim.case,
+        claim=claim,
+        editor=editor,
+        kind=fields.pop("kind", "correction"),
+        what_was_wrong=fields.pop("what_was_wrong", "We said 467 seconds."),
+        what_is_right=fields.pop("what_is_right", "The parts add up to 460 seconds."),
+        **fields,
+    )
+    correction_approve(correction=draft, approver=ReviewerFactory())
+    return correction_publish(correction=draft, editor=editor)
+
+
+def test_a_correction_goes_from_draft_to_approved_to_published(published_claim, editor):
+    correction = publish(published_claim, editor)
+
+    assert correction.status == CorrectionStatus.PUBLISHED
+    assert (correction.sequence, correction.previous_sha256) == (1, GENESIS)
+    assert len(correction.sha256) == 64
+    assert chain_head() == correction.sha256
+
+
+def test_the_person_who_drafted_it_cannot_approve_it(published_claim, editor):
+    draft = correction_draft(
+        case=published_claim.case,
+        editor=editor,
+        kind="clarification",
+        what_was_wrong="x",
+        what_is_right="y",
+    )
+
+    with pytest.raises(ValidationError, match="second person"):
+        correction_approve(correction=draft, approver=editor)
+
+
+def test_an_unapproved_correction_cannot_be_published(published_claim, editor):
+    draft = correction_draft(
+        case=published_claim.case,
+        editor=editor,
+        kind="update",
+        what_was_wrong="x",
+        what_is_right="y",
+    )
+
+    with pytest.raises(ValidationError, match="approved"):
+        correction_publish(correction=draft, editor=editor)
+    assert Correction.objects.get(pk=draft.pk).status == CorrectionStatus.DRAFT
+
+
+def test_only_a_published_claim_is_corrected(editor):
+    with pytest.raises(ValidationError, match="Only a published claim"):
+        correction_draft(
+            case=(claim := ClaimFactory()).case,
+            claim=claim,
+            editor=editor,
+            kind="correction",
+            what_was_wrong="x",
+            what_is_right="y",
+        )
+
+
+def test_a_verdict_changing_correction_records_both_verdicts_and_applies_the_new_one(
+    published_claim, editor
+):
+    misleading = RatingFactory(label="Misleading", order=2, value=2)
+
+    correction = publish(published_claim, editor, new_verdict=misleading)
+
+    assert correction.old_verdict.label == "Accurate"
+    assert correction.new_verdict == misleading
+    assert Claim.objects.get(pk=published_claim.pk).verdict == misleading
+
+
+def test_a_published_correction_cannot_be_changed_through_the_model(published_claim, editor):
+    correction = publish(published_claim, editor)
+    correction.what_is_right = "Rewritten history."
+
+    with pytest.raises(PublishedRecordError):
+        correction.save()
+    with pytest.raises(PublishedRecordError):
+        correction.delete()
+
+
+def test_the_database_refuses_to_update_a_published_correction(published_claim, editor):
+    correction = publish(published_claim, editor)
+
+    with pytest.raises(Exception, match="never changed"), transaction.atomic():
+        Correction.objects.filter(pk=correction.pk).update(what_is_right="Rewritten.")
+
+
+def test_a_later_change_is_a_new_entry_that_supersedes_the_old(published_claim, editor):
+    first = publish(published_claim, editor)
+
+    second = publish(published_claim, editor, kind="update", supersedes=first)
+
+    assert second.supersedes == first
+    assert (second.sequence, second.previous_sha256) == (2, first.sha256)
+    assert list(first.superseded_by.all()) == [second]
+
+
+def test_verify_corrections_passes_on_an_intact_chain(published_claim, editor, capsys):
+    for _ in range(3):
+        publish(published_claim, editor)
+
+    call_command("verify_corrections")
+
+    assert "verifies: 3 published entries" in capsys.readouterr().out
+    assert verify_chain().ok
+
+
+def drop_trigger_and_rewrite(correction, **changes):
+    """What an attacker with database access would do: bypass the app and its trigger."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("ALTER TABLE claims_correction DISABLE TRIGGER USER")
+        else:
+            cursor.execute("DROP TRIGGER claims_correction_published_immutable")
+        Correction.objects.filter(pk=correction.pk).update(**changes)
+        if connection.vendor == "postgresql":
+            cursor.execute("ALTER TABLE claims_correction ENABLE TRIGGER USER")
+
+
+def test_verify_corrections_names_the_entry_altered_in_the_database(published_claim, editor):
+    entries = [publish(published_claim, editor) for _ in range(3)]
+    drop_trigger_and_rewrite(entries[1], what_is_right="A quietly rewritten entry.")
+
+    with pytest.raises(CommandError, match="broken at entry 2") as broken:
+        call_command("verify_corrections")
+
+    assert f"id {entries[1].pk}" in str(broken.value)
+    assert "content was changed" in str(broken.value)
+
+
+def test_verify_corrections_notices_a_removed_entry(published_claim, editor):
+    entries = [publish(published_claim, editor) for _ in range(3)]
+    drop_trigger_and_rewrite(
+        entries[1], sequence=None, status="draft", published_at=None, sha256=""
+    )
+
+    report = verify_chain()
+
+    assert not report.ok
+    assert report.broken == entries[2]
+
+
+def test_a_reviewer_may_approve_but_not_draft_or_publish(published_claim, editor):
+    reviewer = ReviewerFactory()
+    with pytest.raises(ValidationError, match="Only an editor"):
+        correction_draft(
+            case=published_claim.case,
+            editor=reviewer,
+            kind="update",
+            what_was_wrong="x",
+            what_is_right="y",
+        )
+    draft = correction_draft(
+        case=published_claim.case,
+        editor=editor,
+        kind="update",
+        what_was_wrong="x",
+        what_is_right="y",
+    )
+    correction_approve(correction=draft, approver=reviewer)
+    with pytest.raises(ValidationError, match="Only an editor"):
+        correction_publish(correction=draft, editor=reviewer)
+    correction_publish(correction=draft, editor=EditorFactory())
