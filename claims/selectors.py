@@ -7,8 +7,6 @@ from claims.models import (
     Claim,
     ClaimStatus,
     Comment,
-    Correction,
-    CorrectionStatus,
     Decision,
     Evidence,
     ReviewAssignment,
@@ -82,15 +80,6 @@ def open_review_count(user):
     return ReviewAssignment.objects.filter(
         reviewer=user, decision=Decision.PENDING, claim__status=ClaimStatus.IN_REVIEW
     ).count()
-
-
-def published_corrections():
-    """Published corrections, newest first."""
-    return (
-        Correction.objects.filter(status=CorrectionStatus.PUBLISHED)
-        .select_related("case", "claim")
-        .order_by("-published_at", "-id")
-    )
 
 
 def claim_for_page(case, pk):

@@ -1,6 +1,8 @@
+from django.contrib.auth.decorators import login_not_required
 from django.urls import path
 
 from claims import views
+from claims.feeds import AtomCorrectionsFeed, CorrectionsFeed
 
 app_name = "claims"
 
@@ -38,4 +40,14 @@ urlpatterns = [
     path("reviews/", views.my_reviews_view, name="my_reviews"),
     path("reviews/<int:assignment_pk>/", views.review_view, name="review"),
     path("corrections/", views.corrections_log_view, name="corrections_log"),
+    path("corrections/<int:pk>/", views.correction_detail_view, name="correction_detail"),
+    path("corrections.json", views.corrections_json_view, name="corrections_json"),
+    path(
+        "corrections/feed/atom/",
+        login_not_required(AtomCorrectionsFeed()),
+        name="corrections_atom",
+    ),
+    path("corrections/feed/rss/", login_not_required(CorrectionsFeed()), name="corrections_rss"),
+    path("published/<slug:slug>/", views.public_case_view, name="public_case"),
+    path("published/<slug:slug>/claims/<int:pk>/", views.public_claim_view, name="public_claim"),
 ]

@@ -1,14 +1,17 @@
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required, permission_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db import transaction
-from django.http import HttpResponseBadRequest
+from django.http import HttpResponseBadRequest, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from claims import public
 from claims.figures import missing_figures
 from claims.forms import (
     AssignForm,
@@ -19,7 +22,7 @@ from claims.forms import (
     DecisionForm,
     EvidenceForm,
 )
-from claims.models import Case, Claim, ClaimStatus, Evidence, ReviewAssignment
+from claims.models import Case, Claim, ClaimStatus, Correction, Evidence, ReviewAssignment
 from claims.selectors import (
     case_claims,
     case_filter_choices,
@@ -27,7 +30,6 @@ from claims.selectors import (
     claim_for_page,
     claim_history,
     claim_status_summary,
-    published_corrections,
     quotations_for_evidence,
     reviews_for,
 )
@@ -161,10 +163,111 @@ def my_reviews_view(request):
 
 @login_not_required
 def corrections_log_view(request):
-    page = Paginator(published_corrections(), CORRECTIONS_PER_PAGE).get_page(
+    filters = {"case_slug": request.GET.get("case", ""), "kind": request.GET.get("kind", "")}
+    if filters["kind"] not in Correction.Kind.values:
+        filters["kind"] = ""
+    page = Paginator(public.published_corrections(**filters), CORRECTIONS_PER_PAGE).get_page(
         request.GET.get("page")
     )
-    return render(request, "claims/corrections_log.html", {"page": page})
+    context = {
+        "page": page,
+        "chain": public.chain_status(),
+        "organisation": public.organisation(),
+        "cases": Case.objects.filter(corrections__status="published").distinct().order_by("title"),
+        "kinds": Correction.Kind.choices,
+        "case_filter": filters["case_slug"],
+        "kind_filter": filters["kind"],
+        "extra_query": urlencode(
+            {
+                name: value
+                for name, value in (("case", filters["case_slug"]), ("kind", filters["kind"]))
+                if value
+            }
+        ),
+    }
+    return render(request, "claims/corrections_log.html", context)
+
+
+@login_not_required
+def correction_detail_view(request, pk):
+    correction = get_object_or_404(
+        public.published_corrections().select_related("approved_by"), pk=pk
+    )
+    return render(
+        request,
+        "claims/correction_detail.html",
+        {"correction": correction, "organisation": public.organisation()},
+    )
+
+
+def _entry_json(request, correction):
+    return {
+        "id": correction.pk,
+        "sequence": correction.sequence,
+        "url": request.build_absolute_uri(correction.get_absolute_url()),
+        "kind": correction.kind,
+        "case": correction.case.slug,
+        "claim": correction.claim_id,
+        "what_was_wrong": correction.what_was_wrong,
+        "what_is_right": correction.what_is_right,
+        "reason": correction.reason,
+        "old_verdict": correction.old_verdict.label if correction.old_verdict else None,
+        "new_verdict": correction.new_verdict.label if correction.new_verdict else None,
+        "supersedes": correction.supersedes_id,
+        "published_at": correction.published_at.isoformat(),
+        "previous_sha256": correction.previous_sha256,
+        "sha256": correction.sha256,
+    }
+
+
+@login_not_required
+def corrections_json_view(request):
+    page = Paginator(public.published_corrections(), 100).get_page(request.GET.get("page"))
+    chain = public.chain_status()
+    return JsonResponse(
+        {
+            "organisation": public.organisation().name,
+            "head_sha256": chain["head"],
+            "chain_verifies": chain["verifies"],
+            "count": page.paginator.count,
+            "page": page.number,
+            "pages": page.paginator.num_pages,
+            "entries": [_entry_json(request, correction) for correction in page.object_list],
+        },
+        json_dumps_params={"ensure_ascii": False},
+    )
+
+
+@login_not_required
+def public_case_view(request, slug):
+    case, claims = public.public_case(slug)
+    return render(
+        request,
+        "public/case.html",
+        {"case": case, "claims": claims, "organisation": public.organisation()},
+    )
+
+
+@login_not_required
+def public_claim_view(request, slug, pk):
+    claim = public.public_claim(slug, pk)
+    organisation = public.organisation()
+    review = public.claim_review(
+        claim,
+        claim_url=request.build_absolute_uri(),
+        organisation=organisation,
+        scale=public.rating_scale(),
+    )
+    return render(
+        request,
+        "public/claim.html",
+        {
+            "claim": claim,
+            "case": claim.case,
+            "organisation": organisation,
+            "json_ld": public.json_ld(review),
+        },
+    )
 
 
 def _claim_context(request, case, pk, **extra):

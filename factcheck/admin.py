@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from factcheck.models import AuditEvent, SearchEntry
+from factcheck.models import AuditEvent, Organisation, SearchEntry
 
 
 @admin.register(AuditEvent)
@@ -35,4 +35,18 @@ class SearchEntryAdmin(admin.ModelAdmin):
         return False
 
     def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Organisation)
+class OrganisationAdmin(admin.ModelAdmin):
+    """The publisher's name, address, logo and corrections policy, set once."""
+
+    list_display = ["name", "url", "corrections_policy_url"]
+    search_fields = ["name"]
+
+    def has_add_permission(self, request):
+        return not Organisation.objects.exists()
+
+    def has_delete_permission(self, request, obj=None):
         return False

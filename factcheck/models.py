@@ -78,3 +78,35 @@ class SearchEntry(models.Model):
 
     def __str__(self):
         return f"{self.kind} {self.object_id}: {self.title}"
+
+
+class Organisation(models.Model):
+    """
+    Who publishes the fact-checks: set once in the admin, used on every public
+    page, in the ClaimReview markup and in the feeds. There is one row.
+    """
+
+    name = models.CharField(max_length=200, default="factcheck")
+    url = models.URLField("URL", blank=True)
+    logo_url = models.URLField("logo URL", blank=True)
+    corrections_policy = models.TextField(
+        blank=True,
+        default=(
+            "We correct errors openly. Every correction, clarification and update to a "
+            "published fact-check is listed in this log, newest first, and is never edited or "
+            "removed: a later change is a new entry that supersedes the old one."
+        ),
+    )
+    corrections_policy_url = models.URLField("corrections policy URL", blank=True)
+
+    class Meta:
+        verbose_name = "organisation"
+
+    def __str__(self):
+        return self.name
+
+    @classmethod
+    def current(cls):
+        """The organisation's settings (created with defaults on first use)."""
+        organisation, _created = cls.objects.get_or_create(pk=1)
+        return organisation

@@ -3,7 +3,7 @@ from django.contrib import admin
 from django.urls import reverse
 from django_tasks_db.models import DBTaskResult
 
-from factcheck.models import AuditEvent, SearchEntry
+from factcheck.models import AuditEvent, Organisation, SearchEntry
 from sources.models import Reanchoring, SourceVersion
 from sources.services import source_version_create_from_text
 from tests.factories import (
@@ -17,8 +17,9 @@ from tests.factories import (
 
 #: Models whose rows only the app's own service functions create: the audit
 #: trail (append-only), source versions (uploads go through extraction), what
-#: re-anchoring made, the search index and the task queue.
-ADD_DISABLED = {AuditEvent, SourceVersion, DBTaskResult, SearchEntry, Reanchoring}
+#: re-anchoring made, the search index and the task queue; and the organisation's
+#: settings, which have one row (the fixture makes it).
+ADD_DISABLED = {AuditEvent, SourceVersion, DBTaskResult, SearchEntry, Reanchoring, Organisation}
 
 REGISTERED = sorted(admin.site._registry, key=lambda model: model._meta.label)
 
@@ -30,6 +31,7 @@ def admin_client(client, db, first_case):
     ReviewAssignmentFactory(claim=claim)
     CorrectionFactory(case=first_case, claim=claim)
     CommentFactory(claim=claim)
+    Organisation.current()
     carried = QuotationFactory(exact="1,111 tokens per second")
     source_version_create_from_text(
         source=carried.version.source, text="It reached 1,111 tokens per second.", actor=None

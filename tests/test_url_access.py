@@ -17,6 +17,12 @@ PUBLIC_URL_NAMES = {
     "login",
     "logout",
     "claims:corrections_log",
+    "claims:correction_detail",
+    "claims:corrections_json",
+    "claims:corrections_atom",
+    "claims:corrections_rss",
+    "claims:public_case",
+    "claims:public_claim",
     "admin:login",
 }
 

@@ -1,0 +1,44 @@
+"""Atom and RSS feeds of the public corrections log (Django's syndication framework)."""
+
+from django.contrib.syndication.views import Feed
+from django.urls import reverse
+from django.utils.feedgenerator import Atom1Feed
+
+from claims.public import organisation, published_corrections
+
+FEED_ENTRIES = 50
+
+
+class CorrectionsFeed(Feed):
+    description = "Corrections, clarifications and updates to our published fact-checks."
+
+    def title(self):
+        return f"{organisation().name}: corrections"
+
+    def link(self):
+        return reverse("claims:corrections_log")
+
+    def items(self):
+        return published_corrections()[:FEED_ENTRIES]
+
+    def item_title(self, item):
+        return f"{item.get_kind_display()}: {item.claim or item.case}"
+
+    def item_description(self, item):
+        return f"What was wrong: {item.what_was_wrong}\n\nWhat is right now: {item.what_is_right}"
+
+    def item_link(self, item):
+        return item.get_absolute_url()
+
+    def item_pubdate(self, item):
+        return item.published_at
+
+    def item_guid(self, item):
+        return f"urn:sha256:{item.sha256}"
+
+    item_guid_is_permalink = False
+
+
+class AtomCorrectionsFeed(CorrectionsFeed):
+    feed_type = Atom1Feed
+    subtitle = CorrectionsFeed.description
