@@ -156,6 +156,9 @@ class Claim(models.Model):
     def get_absolute_url(self):
         return reverse("claims:claim_detail", args=[self.case.slug, self.pk])
 
+    def get_public_url(self):
+        return reverse("claims:public_claim", args=[self.case.slug, self.pk])
+
     def clean(self):
         super().clean()
         if self.case_id and self.quotation_id:

@@ -146,3 +146,100 @@ def json_ld(data):
 
 def organisation():
     return Organisation.current()
+
+
+def web_annotation(quotation, *, annotation_id, body, motivation="assessing"):
+    """A quotation as a W3C Web Annotation, so annotation tools can anchor it on the source."""
+    version = quotation.version
+    return {
+        "@context": "http://www.w3.org/ns/anno.jsonld",
+        "id": annotation_id,
+        "type": "Annotation",
+        "motivation": motivation,
+        "body": {"type": "TextualBody", "value": body, "format": "text/plain"},
+        "target": {
+            "source": version.source.url or f"urn:sha256:{version.sha256}",
+            "selector": [
+                {
+                    "type": "TextQuoteSelector",
+                    "exact": quotation.exact,
+                    "prefix": quotation.prefix,
+                    "suffix": quotation.suffix,
+                },
+                {"type": "TextPositionSelector", "start": quotation.start, "end": quotation.end},
+            ],
+        },
+    }
+
+
+def case_export(case, claims, *, absolute):
+    """A published case for other tools: claims, verdicts, evidence and Web Annotations."""
+    exported = []
+    for claim in claims:
+        claim_url = absolute(claim.get_public_url())
+        exported.append(
+            {
+                "id": claim.pk,
+                "url": claim_url,
+                "statement": claim.statement,
+                "claimant": claim.claimant,
+                "verdict": claim.verdict.label if claim.verdict else None,
+                "rationale": claim.rationale,
+                "published_at": claim.published_at.isoformat(),
+                "made_in": web_annotation(
+                    claim.quotation,
+                    annotation_id=f"{claim_url}#made-in",
+                    body=claim.statement,
+                    motivation="highlighting",
+                ),
+                "evidence": [
+                    {
+                        "stance": item.stance,
+                        "note": item.note,
+                        "source": {
+                            "title": item.quotation.version.source.title,
+                            "publisher": item.quotation.version.source.publisher,
+                            "url": item.quotation.version.source.url,
+                            "version_sha256": item.quotation.version.sha256,
+                        },
+                        "annotation": web_annotation(
+                            item.quotation,
+                            annotation_id=f"{claim_url}#evidence-{item.pk}",
+                            body=f"{item.get_stance_display()}: {claim.statement}",
+                        ),
+                    }
+                    for item in claim.evidence.all()
+                ],
+                "corrections": [
+                    absolute(correction.get_absolute_url())
+                    for correction in claim.corrections.all()
+                ],
+            }
+        )
+    return {
+        "case": case.title,
+        "slug": case.slug,
+        "piece_under_check": case.source_under_check.title,
+        "organisation": organisation().name,
+        "claims": exported,
+    }
+
+
+def page_etag(request, *parts):
+    """
+    An ETag for a public page: what it shows (``parts``), the query string, and
+    who is looking (a logged-in reader sees their own menu).
+    """
+    import hashlib
+
+    key = "|".join(
+        [str(part) for part in parts]
+        + [request.META.get("QUERY_STRING", ""), str(getattr(request.user, "pk", None))]
+    )
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+
+
+def log_last_modified():
+    return Correction.objects.filter(status=CorrectionStatus.PUBLISHED).aggregate(
+        last=Max("published_at")
+    )["last"]

@@ -44,10 +44,15 @@ urlpatterns = [
     path("corrections.json", views.corrections_json_view, name="corrections_json"),
     path(
         "corrections/feed/atom/",
-        login_not_required(AtomCorrectionsFeed()),
+        login_not_required(views.public_page_cache(views.log_conditions(AtomCorrectionsFeed()))),
         name="corrections_atom",
     ),
-    path("corrections/feed/rss/", login_not_required(CorrectionsFeed()), name="corrections_rss"),
+    path(
+        "corrections/feed/rss/",
+        login_not_required(views.public_page_cache(views.log_conditions(CorrectionsFeed()))),
+        name="corrections_rss",
+    ),
     path("published/<slug:slug>/", views.public_case_view, name="public_case"),
+    path("published/<slug:slug>.json", views.public_case_export_view, name="public_case_export"),
     path("published/<slug:slug>/claims/<int:pk>/", views.public_claim_view, name="public_claim"),
 ]

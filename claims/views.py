@@ -8,7 +8,8 @@ from django.db import transaction
 from django.http import HttpResponseBadRequest, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
+from django.views.decorators.cache import cache_control
+from django.views.decorators.http import condition, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from claims import public
@@ -161,7 +162,29 @@ def my_reviews_view(request):
     return render(request, "claims/my_reviews.html", {"page": page})
 
 
+def _log_etag(request, *args, **kwargs):
+    return public.page_etag(request, "log", public.chain_head())
+
+
+def _log_last_modified(request, *args, **kwargs):
+    return public.log_last_modified()
+
+
+#: Public pages may be kept a minute by browsers and proxies, then revalidated
+#: cheaply: a conditional GET with a matching ETag is answered 304 before any
+#: page is built.
+public_page_cache = cache_control(max_age=60)
+log_conditions = condition(etag_func=_log_etag, last_modified_func=_log_last_modified)
+
+
+def _claim_etag(request, slug, pk):
+    claim = Claim.objects.filter(pk=pk, case__slug=slug).values("updated_at", "status").first()
+    return public.page_etag(request, "claim", pk, claim, public.chain_head())
+
+
 @login_not_required
+@public_page_cache
+@log_conditions
 def corrections_log_view(request):
     filters = {"case_slug": request.GET.get("case", ""), "kind": request.GET.get("kind", "")}
     if filters["kind"] not in Correction.Kind.values:
@@ -189,6 +212,8 @@ def corrections_log_view(request):
 
 
 @login_not_required
+@public_page_cache
+@log_conditions
 def correction_detail_view(request, pk):
     correction = get_object_or_404(
         public.published_corrections().select_related("approved_by"), pk=pk
@@ -221,6 +246,8 @@ def _entry_json(request, correction):
 
 
 @login_not_required
+@public_page_cache
+@log_conditions
 def corrections_json_view(request):
     page = Paginator(public.published_corrections(), 100).get_page(request.GET.get("page"))
     chain = public.chain_status()
@@ -241,14 +268,31 @@ def corrections_json_view(request):
 @login_not_required
 def public_case_view(request, slug):
     case, claims = public.public_case(slug)
+    case_corrections = public.published_corrections(case_slug=slug).filter(claim__isnull=True)
     return render(
         request,
         "public/case.html",
-        {"case": case, "claims": claims, "organisation": public.organisation()},
+        {
+            "case": case,
+            "claims": claims,
+            "case_corrections": case_corrections,
+            "organisation": public.organisation(),
+        },
     )
 
 
 @login_not_required
+def public_case_export_view(request, slug):
+    case, claims = public.public_case(slug)
+    return JsonResponse(
+        public.case_export(case, claims, absolute=request.build_absolute_uri),
+        json_dumps_params={"ensure_ascii": False, "indent": 2},
+    )
+
+
+@login_not_required
+@public_page_cache
+@condition(etag_func=_claim_etag)
 def public_claim_view(request, slug, pk):
     claim = public.public_claim(slug, pk)
     organisation = public.organisation()

@@ -1,16 +1,28 @@
 """What readers, search engines and other newsrooms see: published work only."""
 
+import datetime
 import json
 import re
 
 import feedparser
 import pytest
+from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import timezone
 
-from claims.corrections import correction_approve, correction_draft, correction_publish
-from claims.models import Claim, ClaimStatus
+from claims.corrections import (
+    GENESIS,
+    correction_approve,
+    correction_draft,
+    correction_hash,
+    correction_publish,
+)
+from claims.models import Claim, ClaimStatus, Correction
 from factcheck.models import Organisation
 from tests.factories import (
+    CaseFactory,
     ClaimFactory,
     CorrectionFactory,
     EditorFactory,
@@ -199,3 +211,99 @@ def test_an_empty_log_has_an_empty_state_and_links_to_the_policy(client, first_c
     assert "Corrections policy" in response.text
     assert reverse("claims:corrections_atom") in response.text
     assert feedparser.parse(client.get(reverse("claims:corrections_atom")).content).version
+
+
+def test_the_case_export_carries_every_quotation_as_a_web_annotation(client, published_claim):
+    response = client.get(reverse("claims:public_case_export", args=[published_claim.case.slug]))
+
+    data = response.json()
+    claim = data["claims"][0]
+    annotation = claim["evidence"][0]["annotation"]
+    assert annotation["type"] == "Annotation"
+    quote, position = annotation["target"]["selector"]
+    evidence = published_claim.evidence.get().quotation
+    assert quote == {
+        "type": "TextQuoteSelector",
+        "exact": evidence.exact,
+        "prefix": evidence.prefix,
+        "suffix": evidence.suffix,
+    }
+    assert position == {
+        "type": "TextPositionSelector",
+        "start": evidence.start,
+        "end": evidence.end,
+    }
+    assert claim["made_in"]["target"]["selector"][0]["exact"] == published_claim.quotation.exact
+
+
+def test_a_case_level_correction_is_noticed_on_the_public_case_page(client, published_claim):
+    PublishedCorrectionFactory(case=published_claim.case, what_is_right="The headline changed.")
+
+    response = client.get(reverse("claims:public_case", args=[published_claim.case.slug]))
+
+    assert "The headline changed." in response.text
+
+
+def test_a_repeated_conditional_get_is_answered_304(client, published_claim):
+    PublishedCorrectionFactory(case=published_claim.case)
+    for url in (
+        reverse("claims:corrections_log"),
+        reverse("claims:corrections_atom"),
+        reverse("claims:corrections_json"),
+        public_claim_url(published_claim),
+    ):
+        first = client.get(url)
+        assert first.status_code == 200
+        assert "max-age=60" in first["Cache-Control"]
+
+        again = client.get(url, headers={"If-None-Match": first["ETag"]})
+
+        assert again.status_code == 304, url
+        assert again.content == b""
+
+
+def test_a_new_entry_changes_the_logs_etag(client, published_claim):
+    first = client.get(reverse("claims:corrections_log"))
+    PublishedCorrectionFactory(case=published_claim.case)
+
+    again = client.get(reverse("claims:corrections_log"), headers={"If-None-Match": first["ETag"]})
+
+    assert again.status_code == 200
+
+
+def make_chain(case, count):
+    """``count`` published entries with a valid chain, written in bulk."""
+    previous = GENESIS
+    start = timezone.now() - datetime.timedelta(days=count)
+    entries = []
+    for number in range(1, count + 1):
+        entry = Correction(
+            case=case,
+            kind="correction",
+            what_was_wrong=f"Entry {number} was wrong.",
+            what_is_right=f"Entry {number} is right.",
+            status="published",
+            sequence=number,
+            previous_sha256=previous,
+            published_at=start + datetime.timedelta(days=number),
+        )
+        entry.sha256 = previous = correction_hash(entry)
+        entries.append(entry)
+    Correction.objects.bulk_create(entries)
+
+
+@pytest.mark.parametrize(
+    "name", ["claims:corrections_log", "claims:corrections_json", "claims:corrections_atom"]
+)
+def test_the_log_runs_the_same_number_of_queries_for_10_and_1000_entries(client, name):
+    Organisation.current()
+    counts = []
+    for size in (10, 1000):
+        # Not through the model, which refuses to delete a published entry.
+        Correction.objects.all().delete()
+        make_chain(CaseFactory(), size)
+        cache.clear()
+        with CaptureQueriesContext(connection) as captured:
+            assert client.get(reverse(name)).status_code == 200
+        counts.append(len(captured))
+    assert counts[0] == counts[1], counts

@@ -22,6 +22,7 @@ PUBLIC_URL_NAMES = {
     "claims:corrections_atom",
     "claims:corrections_rss",
     "claims:public_case",
+    "claims:public_case_export",
     "claims:public_claim",
     "admin:login",
 }
