@@ -1,6 +1,15 @@
 from django.contrib import admin
 
-from claims.models import Case, Claim, Comment, Correction, Evidence, Rating, ReviewAssignment
+from claims.models import (
+    Case,
+    Claim,
+    Comment,
+    Correction,
+    CorrectionStatus,
+    Evidence,
+    Rating,
+    ReviewAssignment,
+)
 
 
 @admin.register(Rating)
@@ -66,12 +75,33 @@ class ReviewAssignmentAdmin(admin.ModelAdmin):
 
 @admin.register(Correction)
 class CorrectionAdmin(admin.ModelAdmin):
-    list_display = ["__str__", "case", "kind", "status", "published_at"]
+    """Corrections move through the desk; a published entry is shown, never changed."""
+
+    list_display = ["__str__", "case", "kind", "status", "sequence", "published_at"]
     list_filter = ["kind", "status", "published_at"]
-    search_fields = ["what_was_wrong", "what_is_right", "reason"]
-    raw_id_fields = ["case", "claim"]
-    readonly_fields = ["status", "published_at"]
+    search_fields = ["what_was_wrong", "what_is_right", "reason", "sha256"]
+    raw_id_fields = ["case", "claim", "supersedes"]
+    readonly_fields = [
+        "status",
+        "approved_by",
+        "approved_at",
+        "old_verdict",
+        "published_at",
+        "sequence",
+        "previous_sha256",
+        "sha256",
+    ]
     list_select_related = ["case", "claim"]
+
+    def has_change_permission(self, request, obj=None):
+        if obj is not None and obj.status == CorrectionStatus.PUBLISHED:
+            return False
+        return super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        if obj is not None and obj.status == CorrectionStatus.PUBLISHED:
+            return False
+        return super().has_delete_permission(request, obj)
 
 
 @admin.register(Comment)

@@ -1,7 +1,7 @@
 from django import forms
 from django.contrib.auth import get_user_model
 
-from claims.models import Case, Claim, Decision, Evidence, Rating
+from claims.models import Case, Claim, Correction, Decision, Evidence, Rating
 from factcheck.roles import EDITOR, REVIEWER
 from sources.models import Quotation, Source, SourceRole
 
@@ -104,4 +104,38 @@ class CaseForm(forms.ModelForm):
         ).order_by("title")
         self.fields["lead_editor"].queryset = (
             get_user_model().objects.filter(groups__name=EDITOR).order_by("username")
+        )
+
+
+class CorrectionForm(forms.ModelForm):
+    """An editor's draft of a correction; published entries never come back to a form."""
+
+    class Meta:
+        model = Correction
+        fields = [
+            "case",
+            "claim",
+            "kind",
+            "what_was_wrong",
+            "what_is_right",
+            "reason",
+            "new_verdict",
+            "supersedes",
+        ]
+        widgets = {
+            "what_was_wrong": forms.Textarea(attrs={"rows": 3}),
+            "what_is_right": forms.Textarea(attrs={"rows": 3}),
+            "reason": forms.Textarea(attrs={"rows": 2}),
+        }
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["claim"].queryset = Claim.objects.filter(status="published").select_related(
+            "case"
+        )
+        self.fields["claim"].help_text = "Leave empty for a correction of the case as a whole."
+        self.fields["new_verdict"].queryset = Rating.objects.order_by("order")
+        self.fields["new_verdict"].empty_label = "The verdict stays"
+        self.fields["supersedes"].queryset = Correction.objects.filter(status="published").order_by(
+            "-sequence"
         )

@@ -13,6 +13,7 @@ from django.views.decorators.http import condition, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from claims import public
+from claims.corrections import correction_approve, correction_draft, correction_publish
 from claims.figures import missing_figures
 from claims.forms import (
     AssignForm,
@@ -20,6 +21,7 @@ from claims.forms import (
     ClaimCreateForm,
     ClaimForm,
     CommentForm,
+    CorrectionForm,
     DecisionForm,
     EvidenceForm,
 )
@@ -529,3 +531,56 @@ def review_view(request, assignment_pk):
         "content": claim_content(claim),
     }
     return render(request, "claims/review.html", context, status=status)
+
+
+@permission_required("claims.view_correction", raise_exception=True)
+def corrections_desk_view(request, form=None, status=200):
+    """Drafts and approved corrections awaiting the next step, and a form for a new draft."""
+    initial = {}
+    if claim_pk := request.GET.get("claim"):
+        claim = Claim.objects.filter(pk=claim_pk, status=ClaimStatus.PUBLISHED).first()
+        if claim:
+            initial = {"claim": claim.pk, "case": claim.case_id}
+    pending = (
+        Correction.objects.exclude(status="published")
+        .select_related("case", "claim", "created_by", "approved_by", "new_verdict")
+        .order_by("-created_at")
+    )
+    context = {
+        "form": form or CorrectionForm(initial=initial),
+        "pending": pending,
+        "can_draft": is_editor(request.user),
+    }
+    return render(request, "claims/corrections_desk.html", context, status=status)
+
+
+@require_POST
+@permission_required("claims.add_correction", raise_exception=True)
+def correction_draft_view(request):
+    form = CorrectionForm(request.POST)
+    if form.is_valid():
+        try:
+            correction_draft(editor=request.user, **form.cleaned_data)
+        except ValidationError as invalid:
+            form.add_error(None, invalid)
+        else:
+            messages.success(request, "Correction drafted. A second person must approve it.")
+            return redirect("claims:corrections_desk")
+    return corrections_desk_view(request, form=form, status=422)
+
+
+@require_POST
+@permission_required("claims.view_correction", raise_exception=True)
+def correction_step_view(request, pk, step):
+    correction = get_object_or_404(Correction.objects.exclude(status="published"), pk=pk)
+    try:
+        if step == "approve":
+            correction_approve(correction=correction, approver=request.user)
+            messages.success(request, "Correction approved; an editor can publish it now.")
+        else:
+            correction = correction_publish(correction=correction, editor=request.user)
+            messages.success(request, f"Correction published as entry {correction.sequence}.")
+    except ValidationError as refused:
+        messages.error(request, " ".join(refused.messages))
+        return corrections_desk_view(request, status=409)
+    return redirect("claims:corrections_desk")
