@@ -6,6 +6,7 @@ from claims.models import (
     Comment,
     Correction,
     CorrectionStatus,
+    ErrorReport,
     Evidence,
     Rating,
     ReviewAssignment,
@@ -111,3 +112,12 @@ class CommentAdmin(admin.ModelAdmin):
     search_fields = ["body", "claim__statement", "author__username"]
     raw_id_fields = ["claim"]
     list_select_related = ["claim", "author"]
+
+
+@admin.register(ErrorReport)
+class ErrorReportAdmin(admin.ModelAdmin):
+    list_display = ["created_at", "page_url", "status", "email", "handled_by"]
+    list_filter = ["status", "created_at"]
+    search_fields = ["message", "page_url", "email", "reply"]
+    readonly_fields = ["sender_key", "created_at"]
+    raw_id_fields = ["case", "claim", "correction"]

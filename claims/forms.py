@@ -110,6 +110,8 @@ class CaseForm(forms.ModelForm):
 class CorrectionForm(forms.ModelForm):
     """An editor's draft of a correction; published entries never come back to a form."""
 
+    report = forms.IntegerField(required=False, widget=forms.HiddenInput)
+
     class Meta:
         model = Correction
         fields = [
@@ -139,3 +141,22 @@ class CorrectionForm(forms.ModelForm):
         self.fields["supersedes"].queryset = Correction.objects.filter(status="published").order_by(
             "-sequence"
         )
+
+
+class ErrorReportForm(forms.Form):
+    """A reader's report. ``website`` is a honeypot: people never see it, bots fill it in."""
+
+    message = forms.CharField(
+        label="What is wrong?", widget=forms.Textarea(attrs={"rows": 3}), max_length=5000
+    )
+    email = forms.EmailField(
+        label="Your e-mail (optional, for our reply)", required=False, max_length=254
+    )
+    website = forms.CharField(required=False, label="Leave this empty")
+    page_url = forms.CharField(widget=forms.HiddenInput, max_length=500)
+    case = forms.SlugField(widget=forms.HiddenInput, required=False)
+    claim = forms.IntegerField(widget=forms.HiddenInput, required=False)
+
+
+class ReplyForm(forms.Form):
+    reply = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))

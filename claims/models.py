@@ -459,3 +459,48 @@ class Comment(models.Model):
 
     def __str__(self):
         return f"{self.author} on “{self.claim}”"
+
+
+class ReportStatus(models.TextChoices):
+    OPEN = "open", "Open"
+    CONVERTED = "converted", "Turned into a correction"
+    CLOSED = "closed", "Closed with a reply"
+
+
+class ErrorReport(models.Model):
+    """A reader's report of an error on a public page, waiting in the editors' inbox."""
+
+    Status = ReportStatus
+
+    page_url = models.CharField(max_length=500)
+    case = models.ForeignKey(
+        Case, null=True, blank=True, on_delete=models.SET_NULL, related_name="error_reports"
+    )
+    claim = models.ForeignKey(
+        Claim, null=True, blank=True, on_delete=models.SET_NULL, related_name="error_reports"
+    )
+    message = models.TextField("what is wrong")
+    email = models.EmailField(blank=True)
+    sender_key = models.CharField(
+        max_length=64, help_text="A keyed hash of the sender's address, for rate limiting."
+    )
+    status = models.CharField(max_length=20, choices=ReportStatus, default=ReportStatus.OPEN)
+    reply = models.TextField(blank=True)
+    handled_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    correction = models.ForeignKey(
+        Correction, null=True, blank=True, on_delete=models.SET_NULL, related_name="reports"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(status__in=ReportStatus.values), name="errorreport_status_valid"
+            ),
+        ]
+
+    def __str__(self):
+        return f"Report on {self.page_url}: {self.message[:60]}"

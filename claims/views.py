@@ -23,9 +23,21 @@ from claims.forms import (
     CommentForm,
     CorrectionForm,
     DecisionForm,
+    ErrorReportForm,
     EvidenceForm,
+    ReplyForm,
 )
-from claims.models import Case, Claim, ClaimStatus, Correction, Evidence, ReviewAssignment
+from claims.models import (
+    Case,
+    Claim,
+    ClaimStatus,
+    Correction,
+    ErrorReport,
+    Evidence,
+    ReportStatus,
+    ReviewAssignment,
+)
+from claims.reports import TooManyReports, report_close, report_convert, report_submit
 from claims.selectors import (
     case_claims,
     case_filter_choices,
@@ -537,7 +549,16 @@ def review_view(request, assignment_pk):
 def corrections_desk_view(request, form=None, status=200):
     """Drafts and approved corrections awaiting the next step, and a form for a new draft."""
     initial = {}
-    if claim_pk := request.GET.get("claim"):
+    if report_pk := request.GET.get("report"):
+        report = ErrorReport.objects.filter(pk=report_pk, status=ReportStatus.OPEN).first()
+        if report:
+            initial = {
+                "report": report.pk,
+                "case": report.case_id,
+                "claim": report.claim_id,
+                "what_was_wrong": report.message,
+            }
+    elif claim_pk := request.GET.get("claim"):
         claim = Claim.objects.filter(pk=claim_pk, status=ClaimStatus.PUBLISHED).first()
         if claim:
             initial = {"claim": claim.pk, "case": claim.case_id}
@@ -559,8 +580,14 @@ def corrections_desk_view(request, form=None, status=200):
 def correction_draft_view(request):
     form = CorrectionForm(request.POST)
     if form.is_valid():
+        fields = dict(form.cleaned_data)
+        report_pk = fields.pop("report")
         try:
-            correction_draft(editor=request.user, **form.cleaned_data)
+            with transaction.atomic():
+                correction = correction_draft(editor=request.user, **fields)
+                report = ErrorReport.objects.filter(pk=report_pk).first() if report_pk else None
+                if report:
+                    report_convert(report=report, correction=correction, editor=request.user)
         except ValidationError as invalid:
             form.add_error(None, invalid)
         else:
@@ -584,3 +611,71 @@ def correction_step_view(request, pk, step):
         messages.error(request, " ".join(refused.messages))
         return corrections_desk_view(request, status=409)
     return redirect("claims:corrections_desk")
+
+
+def _local_path(url):
+    """Only ever redirect back to a path on this site."""
+    return (
+        url
+        if url.startswith("/") and not url.startswith("//")
+        else reverse("claims:corrections_log")
+    )
+
+
+@login_not_required
+@require_POST
+def report_error_view(request):
+    form = ErrorReportForm(request.POST)
+    if form.is_valid() and form.cleaned_data["website"]:
+        # The honeypot was filled in: a bot. Say nothing useful, keep nothing.
+        return HttpResponseBadRequest("Your report could not be accepted.")
+    if form.is_valid():
+        data = form.cleaned_data
+        case = Case.objects.filter(slug=data["case"]).first() if data["case"] else None
+        claim = (
+            Claim.objects.filter(pk=data["claim"], status="published").first()
+            if data["claim"]
+            else None
+        )
+        try:
+            report_submit(
+                page_url=data["page_url"],
+                message=data["message"],
+                email=data["email"],
+                address=request.META.get("REMOTE_ADDR", ""),
+                case=case,
+                claim=claim,
+            )
+        except TooManyReports:
+            return render(
+                request,
+                "claims/report_error.html",
+                {"form": form, "too_many": True},
+                status=429,
+            )
+        messages.success(request, "Thank you: your report reached our editors.")
+        return redirect(_local_path(data["page_url"]))
+    return render(request, "claims/report_error.html", {"form": form}, status=422)
+
+
+@permission_required("claims.view_errorreport", raise_exception=True)
+def reports_inbox_view(request):
+    reports = ErrorReport.objects.select_related("case", "claim", "handled_by", "correction")
+    page = Paginator(reports, 25).get_page(request.GET.get("page"))
+    return render(request, "claims/reports_inbox.html", {"page": page, "reply_form": ReplyForm()})
+
+
+@require_POST
+@permission_required("claims.change_errorreport", raise_exception=True)
+def report_close_view(request, pk):
+    report = get_object_or_404(ErrorReport, pk=pk, status=ReportStatus.OPEN)
+    form = ReplyForm(request.POST)
+    if form.is_valid():
+        report_close(report=report, editor=request.user, reply=form.cleaned_data["reply"])
+        messages.success(
+            request,
+            "Report closed; the reader was sent your reply." if report.email else "Report closed.",
+        )
+    else:
+        messages.error(request, "Write a reply before closing the report.")
+    return redirect("claims:reports_inbox")

@@ -50,6 +50,8 @@ ROLE_PERMISSIONS = {
         "claims.change_correction",
         "claims.add_comment",
         "claims.view_comment",
+        "claims.view_errorreport",
+        "claims.change_errorreport",
         PUBLISH_CLAIM,
         ASSIGN_REVIEWER,
         PUBLISH_CORRECTION,

@@ -3,6 +3,7 @@ from django.contrib import admin
 from django.urls import reverse
 from django_tasks_db.models import DBTaskResult
 
+from claims.models import ErrorReport
 from factcheck.models import AuditEvent, Organisation, SearchEntry
 from sources.models import Reanchoring, SourceVersion
 from sources.services import source_version_create_from_text
@@ -32,6 +33,7 @@ def admin_client(client, db, first_case):
     CorrectionFactory(case=first_case, claim=claim)
     CommentFactory(claim=claim)
     Organisation.current()
+    ErrorReport.objects.create(page_url="/corrections/", message="A typo.", sender_key="k")
     carried = QuotationFactory(exact="1,111 tokens per second")
     source_version_create_from_text(
         source=carried.version.source, text="It reached 1,111 tokens per second.", actor=None

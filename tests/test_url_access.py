@@ -23,6 +23,7 @@ PUBLIC_URL_NAMES = {
     "claims:corrections_rss",
     "claims:public_case",
     "claims:public_case_export",
+    "claims:report_error",
     "claims:public_claim",
     "admin:login",
 }

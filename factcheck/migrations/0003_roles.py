@@ -37,7 +37,7 @@ class Migration(migrations.Migration):
         ("contenttypes", "0002_remove_content_type_name"),
         ("factcheck", "0002_auditevent_append_only_trigger"),
         ("sources", "0002_sourceversion_immutable_trigger"),
-        ("claims", "0003_comment"),
+        ("claims", "0006_error_report"),
     ]
 
     operations = [migrations.RunPython(create_roles, remove_roles)]

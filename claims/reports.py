@@ -1,0 +1,81 @@
+"""Readers' error reports: accepted with a honeypot and a per-address rate limit."""
+
+import hashlib
+import hmac
+
+from django.conf import settings
+from django.core import mail
+from django.core.cache import cache
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from claims.models import ErrorReport, ReportStatus
+from factcheck.audit import record
+
+#: At most this many reports from one address in the window.
+REPORTS_PER_WINDOW = 5
+WINDOW_SECONDS = 3600
+
+
+class TooManyReports(Exception):
+    """The sender's address has sent too many reports recently."""
+
+
+def sender_key(address):
+    """A keyed hash of the sender's address: enough to rate-limit, not to identify."""
+    return hmac.new(
+        settings.SECRET_KEY.encode(), (address or "").encode(), hashlib.sha256
+    ).hexdigest()
+
+
+@transaction.atomic
+def report_submit(*, page_url, message, email="", address, case=None, claim=None):
+    """Store a reader's report; TooManyReports when the address floods."""
+    key = sender_key(address)
+    counter = f"error-reports:{key}"
+    cache.add(counter, 0, WINDOW_SECONDS)
+    if cache.incr(counter) > REPORTS_PER_WINDOW:
+        raise TooManyReports
+    if not message.strip():
+        raise ValidationError({"message": "Say what is wrong."}, code="blank")
+    return ErrorReport.objects.create(
+        page_url=page_url[:500],
+        message=message.strip(),
+        email=email,
+        sender_key=key,
+        case=case,
+        claim=claim,
+    )
+
+
+@transaction.atomic
+def report_close(*, report, editor, reply):
+    """Close a report with a reply, mailed to the reader when they left an address."""
+    if not reply.strip():
+        raise ValidationError({"reply": "Write the reply first."}, code="blank")
+    report.status = ReportStatus.CLOSED
+    report.reply = reply.strip()
+    report.handled_by = editor
+    report.save(update_fields=["status", "reply", "handled_by"])
+    record(actor=editor, action="report.close", target=report, changes={"reply": report.reply})
+    if report.email:
+        mail.send_mail(
+            "[factcheck] About the error you reported",
+            f"You wrote:\n{report.message}\n\nOur reply:\n{report.reply}",
+            settings.DEFAULT_FROM_EMAIL,
+            [report.email],
+        )
+    return report
+
+
+@transaction.atomic
+def report_convert(*, report, correction, editor):
+    """Mark a report as turned into ``correction`` (a draft)."""
+    report.status = ReportStatus.CONVERTED
+    report.correction = correction
+    report.handled_by = editor
+    report.save(update_fields=["status", "correction", "handled_by"])
+    record(
+        actor=editor, action="report.convert", target=report, changes={"correction": correction.pk}
+    )
+    return report

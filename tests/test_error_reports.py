@@ -1,0 +1,114 @@
+"""Readers report errors; bots and floods are turned away; editors handle the inbox."""
+
+import pytest
+from django.core.cache import cache
+from django.urls import reverse
+
+from claims.models import Correction, ErrorReport, ReportStatus
+from claims.reports import REPORTS_PER_WINDOW
+from tests.factories import CaseFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def fresh_rate_limits():
+    cache.clear()
+
+
+def report(client, address="203.0.113.7", **fields):
+    data = {
+        "page_url": reverse("claims:corrections_log"),
+        "message": "The 467 seconds do not add up.",
+        "email": "reader@example.org",
+        "website": "",
+    } | fields
+    return client.post(reverse("claims:report_error"), data, REMOTE_ADDR=address)
+
+
+def test_a_readers_report_reaches_the_inbox(client, editor):
+    case = CaseFactory()
+
+    response = report(client, case=case.slug)
+
+    assert response.status_code == 302
+    stored = ErrorReport.objects.get()
+    assert (stored.case, stored.status) == (case, ReportStatus.OPEN)
+    assert stored.sender_key != "203.0.113.7"
+    client.force_login(editor)
+    assert "The 467 seconds do not add up." in client.get(reverse("claims:reports_inbox")).text
+
+
+def test_every_public_page_offers_the_report_form(client, first_case):
+    assert "Report an error on this page" in client.get(reverse("claims:corrections_log")).text
+
+
+def test_a_bot_filling_the_honeypot_is_turned_away(client):
+    response = report(client, website="http://spam.example")
+
+    assert response.status_code == 400
+    assert not ErrorReport.objects.exists()
+
+
+def test_a_flood_from_one_address_is_turned_away_and_others_still_get_through(client):
+    for _ in range(REPORTS_PER_WINDOW):
+        assert report(client).status_code == 302
+
+    flooded = report(client)
+    other = report(client, address="198.51.100.9")
+
+    assert flooded.status_code == 429
+    assert "several reports from your address" in flooded.text
+    assert other.status_code == 302
+    assert ErrorReport.objects.count() == REPORTS_PER_WINDOW + 1
+
+
+def test_an_empty_report_is_refused_and_keeps_the_email(client):
+    response = report(client, message="")
+
+    assert response.status_code == 422
+    assert "reader@example.org" in response.text
+    assert not ErrorReport.objects.exists()
+
+
+def test_a_report_becomes_a_correction_draft(client, editor):
+    case = CaseFactory()
+    report(client, case=case.slug)
+    stored = ErrorReport.objects.get()
+    client.force_login(editor)
+
+    desk = client.get(reverse("claims:corrections_desk"), {"report": stored.pk})
+    assert "The 467 seconds do not add up." in desk.text
+    client.post(
+        reverse("claims:correction_draft"),
+        {
+            "report": stored.pk,
+            "case": case.pk,
+            "kind": "correction",
+            "what_was_wrong": stored.message,
+            "what_is_right": "The parts add up to 460 seconds.",
+        },
+    )
+
+    stored.refresh_from_db()
+    assert stored.status == ReportStatus.CONVERTED
+    assert stored.correction == Correction.objects.get()
+
+
+def test_a_report_closed_with_a_reply_mails_the_reader(client, editor, mailoutbox):
+    report(client)
+    stored = ErrorReport.objects.get()
+    client.force_login(editor)
+
+    client.post(reverse("claims:report_close", args=[stored.pk]), {"reply": "Fixed, thanks."})
+
+    stored.refresh_from_db()
+    assert stored.status == ReportStatus.CLOSED
+    assert mailoutbox[-1].to == ["reader@example.org"]
+    assert "Fixed, thanks." in mailoutbox[-1].body
+
+
+def test_a_reader_is_only_sent_back_to_a_page_of_this_site(client):
+    response = report(client, page_url="https://evil.example/phish")
+
+    assert response["Location"] == reverse("claims:corrections_log")
