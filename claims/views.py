@@ -5,6 +5,7 @@ from django.contrib.auth.decorators import login_not_required, permission_requir
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db import transaction
+from django.db.models import Count, Max
 from django.http import HttpResponseBadRequest, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -279,7 +280,15 @@ def corrections_json_view(request):
     )
 
 
+def _case_etag(request, slug):
+    claims = Claim.objects.filter(case__slug=slug, status=ClaimStatus.PUBLISHED)
+    latest = claims.aggregate(last=Max("updated_at"), count=Count("id"))
+    return public.page_etag(request, "case", slug, latest, public.chain_head())
+
+
 @login_not_required
+@public_page_cache
+@condition(etag_func=_case_etag)
 def public_case_view(request, slug):
     case, claims = public.public_case(slug)
     case_corrections = public.published_corrections(case_slug=slug).filter(claim__isnull=True)
@@ -296,6 +305,8 @@ def public_case_view(request, slug):
 
 
 @login_not_required
+@public_page_cache
+@condition(etag_func=_case_etag)
 def public_case_export_view(request, slug):
     case, claims = public.public_case(slug)
     return JsonResponse(

@@ -251,6 +251,8 @@ def test_a_repeated_conditional_get_is_answered_304(client, published_claim):
         reverse("claims:corrections_atom"),
         reverse("claims:corrections_json"),
         public_claim_url(published_claim),
+        reverse("claims:public_case", args=[published_claim.case.slug]),
+        reverse("claims:public_case_export", args=[published_claim.case.slug]),
     ):
         first = client.get(url)
         assert first.status_code == 200
