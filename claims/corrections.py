@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from claims.models import Claim, ClaimStatus, Correction, CorrectionStatus
 from factcheck.audit import acting_user, record
-from factcheck.roles import is_editor, is_reviewer
+from factcheck.roles import is_editor, is_reviewer, require_editor
 
 #: The hash of "nothing before": the first entry's previous_sha256.
 GENESIS = "0" * 64
@@ -92,11 +92,6 @@ def verify_chain():
     return ChainReport(True, checked, previous)
 
 
-def _refuse_unless_editor(user, doing):
-    if not is_editor(user):
-        raise ValidationError(f"Only an editor can {doing}.", code="not_editor")
-
-
 @transaction.atomic
 def correction_draft(
     *,
@@ -111,7 +106,7 @@ def correction_draft(
     supersedes=None,
 ):
     """Draft a correction of a published ``case`` (or one of its published claims)."""
-    _refuse_unless_editor(editor, "draft a correction")
+    require_editor(editor, "draft a correction")
     if claim is not None and claim.status != ClaimStatus.PUBLISHED:
         raise ValidationError(
             "Only a published claim is corrected; edit a draft claim directly.",
@@ -166,7 +161,7 @@ def correction_publish(*, correction, editor):
     Publish an approved correction: apply a verdict change to its claim, append
     the entry to the chain, and fix its hash. From here on it never changes.
     """
-    _refuse_unless_editor(editor, "publish a correction")
+    require_editor(editor, "publish a correction")
     correction = Correction.objects.select_for_update().get(pk=correction.pk)
     if correction.status != CorrectionStatus.APPROVED:
         raise ValidationError(

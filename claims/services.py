@@ -10,7 +10,7 @@ from claims.models import Case, Claim, ClaimStatus, Comment, Decision, Evidence,
 from claims.workflow import Action, claim_digest, claim_transition
 from factcheck import search
 from factcheck.audit import acting_user, record
-from factcheck.roles import REVIEWER, is_editor
+from factcheck.roles import REVIEWER, is_editor, require_editor
 
 
 @transaction.atomic
@@ -84,11 +84,6 @@ class EditConflict(Exception):
         self.current = current
 
 
-def _refuse_unless_editor(user, doing):
-    if not is_editor(user):
-        raise ValidationError(f"Only an editor can {doing}.", code="not_editor")
-
-
 def _refuse_if_read_only(claim):
     if claim.status in READ_ONLY_STATES:
         raise ValidationError(
@@ -117,7 +112,7 @@ def claim_update(*, claim, editor, expected_version, **fields):
     unknown = set(fields) - set(EDITABLE_FIELDS)
     if unknown:
         raise ValueError(f"Not editable in place: {', '.join(sorted(unknown))}")
-    _refuse_unless_editor(editor, "edit a claim")
+    require_editor(editor, "edit a claim")
     _refuse_if_read_only(claim)
     if not fields.get("statement", claim.statement).strip():
         raise ValidationError({"statement": "A claim needs a statement."}, code="blank")
@@ -142,7 +137,7 @@ def _plain(value):
 @transaction.atomic
 def evidence_add(*, claim, quotation, stance, note="", editor):
     """Attach ``quotation`` as evidence with a ``stance``; voids sign-offs it affects."""
-    _refuse_unless_editor(editor, "change evidence")
+    require_editor(editor, "change evidence")
     _refuse_if_read_only(claim)
     if quotation.version.source_id == claim.case.source_under_check_id:
         raise ValidationError(
@@ -171,7 +166,7 @@ def evidence_add(*, claim, quotation, stance, note="", editor):
 @transaction.atomic
 def evidence_remove(*, evidence, editor):
     claim = evidence.claim
-    _refuse_unless_editor(editor, "change evidence")
+    require_editor(editor, "change evidence")
     _refuse_if_read_only(claim)
     record(
         actor=editor,
@@ -186,7 +181,7 @@ def evidence_remove(*, evidence, editor):
 @transaction.atomic
 def reviewer_assign(*, claim, reviewer, editor, due_on=None):
     """Ask ``reviewer`` (a member of Reviewer, not the claim's author) to review ``claim``."""
-    _refuse_unless_editor(editor, "assign reviewers")
+    require_editor(editor, "assign reviewers")
     if not reviewer.groups.filter(name=REVIEWER).exists():
         raise ValidationError(f"{reviewer.get_username()} is not a reviewer.", code="not_reviewer")
     _refuse_if_read_only(claim)

@@ -363,6 +363,21 @@ def _case(slug):
     return get_object_or_404(Case.objects.select_related("source_under_check"), slug=slug)
 
 
+def _submit(request, case, pk, *, form, form_key, partial, action):
+    """
+    Run ``action`` with a valid form's data and render ``partial``; a refusal
+    shows next to the form, which keeps what the user typed (422).
+    """
+    if form.is_valid():
+        try:
+            action(form.cleaned_data)
+        except ValidationError as invalid:
+            form.add_error(None, invalid)
+    extra = {form_key: form} if form.errors else {}
+    status = 422 if form.errors else 200
+    return _partial(request, partial, _claim_context(request, case, pk, **extra), status)
+
+
 def _partial(request, name, context, status=200):
     template = f"claims/claim_detail.html#{name}" if request.htmx else "claims/claim_detail.html"
     return render(request, template, context, status=status)
@@ -435,15 +450,15 @@ def quotation_search_view(request, slug, pk):
 def evidence_add_view(request, slug, pk):
     case = _case(slug)
     claim = get_object_or_404(Claim, case=case, pk=pk)
-    form = EvidenceForm(request.POST, claim=claim)
-    if form.is_valid():
-        try:
-            evidence_add(claim=claim, editor=request.user, **form.cleaned_data)
-        except ValidationError as invalid:
-            form.add_error(None, invalid)
-    status = 422 if form.errors else 200
-    extra = {"evidence_form": form} if form.errors else {}
-    return _partial(request, "evidence", _claim_context(request, case, pk, **extra), status)
+    return _submit(
+        request,
+        case,
+        pk,
+        form=EvidenceForm(request.POST, claim=claim),
+        form_key="evidence_form",
+        partial="evidence",
+        action=lambda data: evidence_add(claim=claim, editor=request.user, **data),
+    )
 
 
 @require_POST
@@ -463,15 +478,15 @@ def evidence_remove_view(request, slug, pk, evidence_pk):
 def reviewer_assign_view(request, slug, pk):
     case = _case(slug)
     claim = get_object_or_404(Claim, case=case, pk=pk)
-    form = AssignForm(request.POST, claim=claim)
-    if form.is_valid():
-        try:
-            reviewer_assign(claim=claim, editor=request.user, **form.cleaned_data)
-        except ValidationError as invalid:
-            form.add_error(None, invalid)
-    status = 422 if form.errors else 200
-    extra = {"assign_form": form} if form.errors else {}
-    return _partial(request, "assignments", _claim_context(request, case, pk, **extra), status)
+    return _submit(
+        request,
+        case,
+        pk,
+        form=AssignForm(request.POST, claim=claim),
+        form_key="assign_form",
+        partial="assignments",
+        action=lambda data: reviewer_assign(claim=claim, editor=request.user, **data),
+    )
 
 
 @require_POST
@@ -501,15 +516,15 @@ def claim_transition_view(request, slug, pk):
 def comment_add_view(request, slug, pk):
     case = _case(slug)
     claim = get_object_or_404(Claim, case=case, pk=pk)
-    form = CommentForm(request.POST)
-    if form.is_valid():
-        try:
-            comment_add(claim=claim, author=request.user, body=form.cleaned_data["body"])
-        except ValidationError as invalid:
-            form.add_error(None, invalid)
-    status = 422 if form.errors else 200
-    extra = {"comment_form": form} if form.errors else {}
-    return _partial(request, "comments", _claim_context(request, case, pk, **extra), status)
+    return _submit(
+        request,
+        case,
+        pk,
+        form=CommentForm(request.POST),
+        form_key="comment_form",
+        partial="comments",
+        action=lambda data: comment_add(claim=claim, author=request.user, body=data["body"]),
+    )
 
 
 @permission_required("claims.sign_off_claim", raise_exception=True)

@@ -70,6 +70,14 @@ def is_editor(user):
     return user.is_authenticated and (user.is_superuser or user.groups.filter(name=EDITOR).exists())
 
 
+def require_editor(user, doing):
+    """Raise ValidationError unless ``user`` is an editor; ``doing`` completes the message."""
+    from django.core.exceptions import ValidationError
+
+    if not is_editor(user):
+        raise ValidationError(f"Only an editor can {doing}.", code="not_editor")
+
+
 def is_reviewer(user):
     return user.is_authenticated and (
         user.is_superuser or user.groups.filter(name=REVIEWER).exists()
