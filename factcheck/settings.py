@@ -140,6 +140,16 @@ else:
 DATABASES = {"default": database}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# The cache holds rate-limit counters and the corrections chain's check. With
+# several server processes they must share it: set REDIS_URL.
+REDIS_URL = os.environ.get("REDIS_URL", "")
+if REDIS_URL:
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
 TASKS = {
     "default": {
         "BACKEND": "django_tasks_db.DatabaseBackend",

@@ -100,3 +100,13 @@ def test_mail_goes_through_the_configured_mailers(mailoutbox):
     assert "default" in settings.MAILERS
     assert [message.subject for message in mailoutbox] == ["Review requested"]
     assert mailoutbox[0].from_email == settings.DEFAULT_FROM_EMAIL
+
+
+def test_the_cache_is_shared_through_redis_when_redis_url_is_set():
+    from django.core.cache import cache
+
+    if not settings.REDIS_URL:
+        pytest.skip("REDIS_URL is not set for this run")
+    assert settings.CACHES["default"]["BACKEND"].endswith("RedisCache")
+    cache.set("factcheck-cache-check", 42, 10)
+    assert cache.get("factcheck-cache-check") == 42
