@@ -9,6 +9,7 @@ from django.db.models import Count, Max
 from django.http import HttpResponseBadRequest, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import condition, require_POST
 from django_htmx.http import HttpResponseClientRedirect
@@ -639,13 +640,13 @@ def correction_step_view(request, pk, step):
     return redirect("claims:corrections_desk")
 
 
-def _local_path(url):
-    """Only ever redirect back to a path on this site."""
-    return (
-        url
-        if url.startswith("/") and not url.startswith("//")
-        else reverse("claims:corrections_log")
-    )
+def _local_path(request, url):
+    """Only ever redirect back to a page of this site."""
+    if url.startswith("/") and url_has_allowed_host_and_scheme(
+        url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return url
+    return reverse("claims:corrections_log")
 
 
 @login_not_required
@@ -680,7 +681,7 @@ def report_error_view(request):
                 status=429,
             )
         messages.success(request, "Thank you: your report reached our editors.")
-        return redirect(_local_path(data["page_url"]))
+        return redirect(_local_path(request, data["page_url"]))
     return render(request, "claims/report_error.html", {"form": form}, status=422)
 
 

@@ -108,7 +108,10 @@ def test_a_report_closed_with_a_reply_mails_the_reader(client, editor, mailoutbo
     assert "Fixed, thanks." in mailoutbox[-1].body
 
 
-def test_a_reader_is_only_sent_back_to_a_page_of_this_site(client):
-    response = report(client, page_url="https://evil.example/phish")
+@pytest.mark.parametrize(
+    "page_url", ["https://evil.example/phish", "//evil.example/x", "/\\evil.example/x"]
+)
+def test_a_reader_is_only_sent_back_to_a_page_of_this_site(client, page_url):
+    response = report(client, page_url=page_url)
 
     assert response["Location"] == reverse("claims:corrections_log")
