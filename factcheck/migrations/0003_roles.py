@@ -10,9 +10,10 @@ def create_roles(apps, schema_editor):
     # Permissions are normally created after the whole migrate run; create them
     # now so that the groups can be given them on a fresh database.
     for app_config in apps.get_app_configs():
+        models_module = getattr(app_config, "models_module", None)
         app_config.models_module = True
         create_permissions(app_config, apps=apps, verbosity=0)
-        app_config.models_module = None
+        app_config.models_module = models_module
 
     Group = apps.get_model("auth", "Group")
     Permission = apps.get_model("auth", "Permission")
