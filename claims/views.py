@@ -6,7 +6,7 @@ from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db import transaction
 from django.db.models import Count, Max
-from django.http import HttpResponseBadRequest, JsonResponse
+from django.http import Http404, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -341,7 +341,10 @@ def public_claim_view(request, slug, pk):
 
 
 def _claim_context(request, case, pk, **extra):
-    claim = claim_for_page(case, pk)
+    try:
+        claim = claim_for_page(case, pk)
+    except Claim.DoesNotExist:
+        raise Http404("No such claim in this case.") from None
     evidence_texts = [item.quotation.exact for item in claim.evidence.all()]
     context = {
         "case": case,
@@ -387,7 +390,6 @@ def _partial(request, name, context, status=200):
 @permission_required("claims.view_claim", raise_exception=True)
 def claim_detail_view(request, slug, pk):
     case = _case(slug)
-    get_object_or_404(Claim, case=case, pk=pk)
     return render(request, "claims/claim_detail.html", _claim_context(request, case, pk))
 
 

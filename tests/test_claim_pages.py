@@ -335,3 +335,11 @@ def test_attaching_evidence_does_not_make_the_open_edit_form_stale(editor_client
 
     assert response.status_code == 200
     assert Claim.objects.get(pk=claim.pk).rationale == "Written while attaching."
+
+
+def test_a_claim_of_another_case_is_not_found(editor_client, claim):
+    other = CaseFactory()
+
+    response = editor_client.get(reverse("claims:claim_detail", args=[other.slug, claim.pk]))
+
+    assert response.status_code == 404
