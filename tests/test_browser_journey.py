@@ -6,126 +6,17 @@ Skipped, with how to install it, when Chromium is missing outside CI; in CI a
 missing browser fails the run.
 """
 
-import importlib
-import os
-import shutil
 import tempfile
 from pathlib import Path
 
 import pytest
-from django.apps import apps as django_apps
 
-from claims.seed import seed_first_case
-from tests.factories import EditorFactory, ReviewerFactory
-
-CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "screenshots"
-PASSWORD = "correct horse battery staple"
-# Without the networking flags Chromium keeps calling hosts a closed network refuses.
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-if not Path(CHROMIUM).exists():
-    if os.environ.get("CI"):
-        raise RuntimeError(f"Chromium is missing at {CHROMIUM}; .ci/run installs it.")
-    pytest.skip(
-        "Chromium is not installed: `apt-get install chromium chromium-driver` "
-        "(or set CHROMIUM_PATH) to run the browser tests.",
-        allow_module_level=True,
-    )
-
-sync_api = pytest.importorskip("playwright.sync_api")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    # Playwright's sync API runs an event loop in this thread; the test's own
-    # database work is still synchronous.
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    with sync_api.sync_playwright() as playwright:
-        # launch() starts Chromium on a fresh, empty profile of Playwright's own.
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
-        )
-        yield browser
-        browser.close()
-
+from tests.browser import *  # noqa: F403  (the browser fixtures and helpers)
+from tests.browser import PASSWORD, log_in, new_page, select_in_reader, shot
+from tests.factories import EditorFactory
 
 # The live server's thread must see committed rows.
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def restore_data_migrations():
-    """
-    Put back what the data migrations made (roles, the rating scale): the flush
-    that ends every transactional test empties those tables too.
-    """
-    for module, function in (
-        ("factcheck.migrations.0003_roles", "create_roles"),
-        ("claims.migrations.0002_default_rating_scale", "create_default_scale"),
-    ):
-        getattr(importlib.import_module(module), function)(django_apps, None)
-
-
-@pytest.fixture
-def desk():
-    """Users and the seeded case."""
-    restore_data_migrations()
-    editor = EditorFactory(username="eddie", password=PASSWORD)
-    reviewer = ReviewerFactory(username="rosa", password=PASSWORD)
-    case = seed_first_case(lead_editor=editor).case
-    return editor, reviewer, case
-
-
-def new_page(browser, width=1280, height=800):
-    context = browser.new_context(viewport={"width": width, "height": height})
-    context.set_default_timeout(15_000)
-    return context.new_page()
-
-
-def log_in(page, base, username):
-    page.goto(f"{base}/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{base}/cases/")
-
-
-def select_in_reader(page, words):
-    page.evaluate(
-        """(words) => {
-          const reader = document.querySelector('[data-quote-reader]');
-          const walker = document.createTreeWalker(reader, NodeFilter.SHOW_TEXT);
-          let node;
-          while ((node = walker.nextNode())) {
-            const at = node.data.indexOf(words);
-            if (at >= 0) {
-              const range = document.createRange();
-              range.setStart(node, at);
-              range.setEnd(node, at + words.length);
-              const selection = document.getSelection();
-              selection.removeAllRanges();
-              selection.addRange(range);
-              return;
-            }
-          }
-          throw new Error('not in the reader: ' + words);
-        }""",
-        words,
-    )
-
-
-def shot(page, name):
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
 def test_a_claim_from_selection_to_published_correction(browser, live_server, desk):

@@ -1,0 +1,145 @@
+"""
+Shared pieces of the browser tests: Debian's Chromium driven by Playwright
+against the app served by pytest-django's live server.
+
+A test module that drives the browser starts with::
+
+    from tests.browser import *  # noqa: F403  (the fixtures and helpers)
+
+Chromium missing outside CI skips those modules with how to install it; in CI
+a missing browser fails the run.
+"""
+
+import importlib
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from django.apps import apps as django_apps
+
+from claims.seed import seed_first_case
+from tests.factories import EditorFactory, ReviewerFactory
+
+CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "screenshots"
+PASSWORD = "correct horse battery staple"
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+# Without the networking flags Chromium keeps calling hosts a closed network refuses.
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+if not Path(CHROMIUM).exists():
+    if os.environ.get("CI"):
+        raise RuntimeError(f"Chromium is missing at {CHROMIUM}; .ci/run installs it.")
+    pytest.skip(
+        "Chromium is not installed: `apt-get install chromium chromium-driver` "
+        "(or set CHROMIUM_PATH) to run the browser tests.",
+        allow_module_level=True,
+    )
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+__all__ = [
+    "ARTIFACTS",
+    "DESKTOP",
+    "PASSWORD",
+    "PHONE",
+    "browser",
+    "desk",
+    "log_in",
+    "new_page",
+    "restore_data_migrations",
+    "select_in_reader",
+    "shot",
+]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    # Playwright's sync API runs an event loop in this thread; the test's own
+    # database work is still synchronous.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    with sync_api.sync_playwright() as playwright:
+        # launch() starts Chromium on a fresh, empty profile of Playwright's own.
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
+        )
+        yield browser
+        browser.close()
+
+
+def restore_data_migrations():
+    """
+    Put back what the data migrations made (roles, the rating scale): the flush
+    that ends every transactional test empties those tables too.
+    """
+    for module, function in (
+        ("factcheck.migrations.0003_roles", "create_roles"),
+        ("claims.migrations.0002_default_rating_scale", "create_default_scale"),
+    ):
+        getattr(importlib.import_module(module), function)(django_apps, None)
+
+
+@pytest.fixture
+def desk():
+    """An editor "eddie", a reviewer "rosa", and the seeded first case."""
+    restore_data_migrations()
+    editor = EditorFactory(username="eddie", password=PASSWORD)
+    reviewer = ReviewerFactory(username="rosa", password=PASSWORD)
+    case = seed_first_case(lead_editor=editor).case
+    return editor, reviewer, case
+
+
+def new_page(browser, viewport=DESKTOP):
+    context = browser.new_context(viewport=viewport)
+    context.set_default_timeout(15_000)
+    return context.new_page()
+
+
+def log_in(page, base, username, password=PASSWORD):
+    page.goto(f"{base}/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", password)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{base}/cases/")
+
+
+def select_in_reader(page, words):
+    """Select `words` in the page's quotable reader, as a mouse drag would."""
+    page.evaluate(
+        """(words) => {
+          const reader = document.querySelector('[data-quote-reader]');
+          const walker = document.createTreeWalker(reader, NodeFilter.SHOW_TEXT);
+          let node;
+          while ((node = walker.nextNode())) {
+            const at = node.data.indexOf(words);
+            if (at >= 0) {
+              const range = document.createRange();
+              range.setStart(node, at);
+              range.setEnd(node, at + words.length);
+              const selection = document.getSelection();
+              selection.removeAllRanges();
+              selection.addRange(range);
+              return;
+            }
+          }
+          throw new Error('not in the reader: ' + words);
+        }""",
+        words,
+    )
+
+
+def shot(page, name):
+    """A full-page PNG in the git-ignored test-artifacts folder."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
