@@ -5,7 +5,7 @@ VENV  := .venv
 PY    := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup run test bench lint format clean
+.PHONY: setup run test bench bench-web backup restore lint format clean
 
 $(STAMP): pyproject.toml scripts/find-python
 	@python=$$(PYTHON="$(PYTHON)" scripts/find-python) || exit 1; \
@@ -32,6 +32,16 @@ test: setup
 bench: setup
 	$(PY) bench/anchoring.py
 	$(PY) bench/extraction.py
+
+## Back up the database and MEDIA_ROOT into var/backups/<date and time> (or BACKUP=dir),
+## with a manifest of SHA-256s and row counts. Uses the same environment as the app.
+backup: setup
+	DEBUG=$${DEBUG:-true} $(PY) manage.py backup $(BACKUP)
+
+## Replace the database and the uploads with BACKUP=dir, checking every hash and row count.
+restore: setup
+	@test -n "$(BACKUP)" || { echo "Name the backup: make restore BACKUP=var/backups/…"; exit 2; }
+	DEBUG=$${DEBUG:-true} $(PY) manage.py restore $(BACKUP)
 
 lint: setup
 	$(VENV)/bin/ruff check .
