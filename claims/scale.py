@@ -142,11 +142,74 @@ def _figure(rng):
     return f"€{rng.randint(2, 950)} million"
 
 
+def _zipf_weights(count):
+    """Cumulative weights 1, 1/2, 1/3, …: a few words are everywhere, most are rare (Zipf)."""
+    total, weights = 0.0, []
+    for rank in range(1, count + 1):
+        total += 1 / rank
+        weights.append(total)
+    return weights
+
+
+_WORD_WEIGHTS = _zipf_weights(len(_WORDS))
+
+
+def _names(count, seed=7):
+    """Made-up proper names (people, places, firms): what a reader searches for."""
+    rng = random.Random(seed)
+    syllables = [
+        "an",
+        "bel",
+        "cor",
+        "dra",
+        "el",
+        "fen",
+        "gor",
+        "hal",
+        "isk",
+        "jun",
+        "kel",
+        "lor",
+        "mar",
+        "nev",
+        "or",
+        "pel",
+        "quin",
+        "ros",
+        "sel",
+        "tor",
+        "ul",
+        "var",
+        "wen",
+        "yor",
+        "zan",
+        "bru",
+        "ket",
+        "mol",
+        "dun",
+        "fair",
+        "holt",
+        "by",
+        "berg",
+        "wick",
+        "stad",
+    ]
+    return sorted(
+        {"".join(rng.choices(syllables, k=rng.randint(2, 3))).capitalize() for _ in range(count)}
+    )
+
+
+#: Rare words: each sentence may name one, so a name is found in a few passages, not all.
+NAMES = _names(20_000)
+
+
 def _sentence(rng):
-    words = rng.choices(_WORDS, k=rng.randint(7, 26))
+    words = rng.choices(_WORDS, cum_weights=_WORD_WEIGHTS, k=rng.randint(7, 26))
     if rng.random() < 0.4:
         words.insert(rng.randrange(len(words) + 1), _figure(rng))
-    if rng.random() < 0.15:
+    if rng.random() < 0.35:
+        words.insert(rng.randrange(len(words) + 1), rng.choice(NAMES))
+    if rng.random() < 0.1:
         words.insert(rng.randrange(len(words) + 1), rng.choice(_CAPITALISED))
     if rng.random() < 0.1:
         words[rng.randrange(len(words))] += ","
@@ -573,11 +636,15 @@ class _Generator:
         busy = self.reviewers[0]
         others = self.reviewers[1:]
         assignments, comments = [], []
+        # The busy reviewer reviews a fixed share of the claims, the busiest of all.
+        busy_share, credit = max(0.08, 3 / len(self.reviewers)), 0.0
         for claim in self.claims:
             if claim.status == ClaimStatus.DRAFT:
                 continue
             reviewers = rng.sample(others, k=min(len(others), rng.randint(1, 2)))
-            if rng.random() < 0.08:
+            credit += busy_share
+            if credit >= 1:
+                credit -= 1
                 reviewers[0] = busy
             assigned_at = claim.created_at + timedelta(days=rng.uniform(1, 3))
             digest = None

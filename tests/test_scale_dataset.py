@@ -1,6 +1,7 @@
 """The scale dataset: bulk-inserted rows that are what the services would have made."""
 
 import hashlib
+from collections import Counter
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -102,8 +103,8 @@ def test_reviews_in_every_state_and_sign_offs_carry_the_approved_digest(dataset)
         "claim__verdict", "claim__quotation__version__source"
     ):
         assert assignment.signed_digest == claim_digest(assignment.claim)
-    busy = ReviewAssignment.objects.filter(reviewer__username=BUSY_REVIEWER).count()
-    assert busy > ReviewAssignment.objects.count() / (get_user_model().objects.count() * 2)
+    per_reviewer = Counter(ReviewAssignment.objects.values_list("reviewer__username", flat=True))
+    assert per_reviewer.most_common(1)[0][0] == BUSY_REVIEWER
 
 
 def test_a_verdict_correction_leaves_the_claim_with_the_corrected_verdict(dataset):
