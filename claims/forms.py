@@ -40,6 +40,41 @@ class ClaimCreateForm(forms.Form):
     )
     claimant = forms.CharField(required=False, max_length=300)
 
+    @classmethod
+    def for_passage(cls, version, query):
+        """
+        An unbound form holding the passage that `query`'s `start` and `end`
+        pick from `version` (the keyboard's alternative to a selection), with
+        the statement field focused; None when they pick nothing valid.
+        """
+        try:
+            start, end = int(query["start"]), int(query["end"])
+        except (KeyError, TypeError, ValueError):
+            return None
+        if (
+            version is None
+            or not version.is_ready
+            or not 0 <= start < end <= len(version.extracted_text)
+        ):
+            return None
+        form = cls(
+            initial={"start": start, "end": end, "selected_text": version.extracted_text[start:end]}
+        )
+        form.fields["statement"].widget.attrs["autofocus"] = True
+        return form
+
+
+class PassageFinderForm(forms.Form):
+    """Words to find in the piece under check."""
+
+    passage = forms.CharField(
+        label="Find a sentence by its words",
+        max_length=2000,
+        strip=False,
+        help_text="Type or paste words of the piece exactly; pick the match to make a claim of it.",
+        widget=forms.TextInput(attrs={"type": "search", "autocomplete": "off"}),
+    )
+
 
 class EvidenceForm(forms.Form):
     quotation = forms.ModelChoiceField(queryset=Quotation.objects.none(), widget=forms.HiddenInput)

@@ -27,6 +27,7 @@ from claims.forms import (
     DecisionForm,
     ErrorReportForm,
     EvidenceForm,
+    PassageFinderForm,
     ReplyForm,
 )
 from claims.models import (
@@ -67,6 +68,7 @@ from claims.services import (
 from claims.workflow import Action, allowed_actions, claim_content, claim_digest, claim_transition
 from factcheck.roles import is_editor
 from sources.highlighting import mark_spans
+from sources.selectors import passage_occurrences
 from sources.services import quotation_create_from_selection
 
 CASES_PER_PAGE = 20
@@ -113,16 +115,29 @@ def case_detail_view(request, slug, create_form=None, status_code=200):
         return render(request, "claims/case_detail.html#claim-list", context)
 
     version = case.source_under_check.latest_version
+    # Without a mouse: words found in the piece, then a match picked into the claim form.
+    finder = PassageFinderForm(request.GET if "passage" in request.GET else None)
+    occurrences = []
+    if version and version.is_ready and finder.is_valid():
+        occurrences = passage_occurrences(version, finder.cleaned_data["passage"], limit=20)
+    create_form = create_form or ClaimCreateForm.for_passage(version, request.GET)
+    context |= {
+        "version": version,
+        "finder": finder,
+        "occurrences": occurrences,
+        "create_form": create_form or ClaimCreateForm(),
+    }
+    if request.htmx and request.htmx.target in ("passage-results", "claim-create"):
+        return render(request, f"claims/case_detail.html#{request.htmx.target}", context)
+
     spans = [
         (claim.quotation.start, claim.quotation.end, claim)
         for claim in all_claims
         if version and claim.quotation.version_id == version.pk
     ]
     context |= {
-        "version": version,
         "paragraphs": mark_spans(version.extracted_text, spans) if version else [],
         "summary": claim_status_summary(case),
-        "create_form": create_form or ClaimCreateForm(),
         **case_filter_choices(case),
     }
     return render(request, "claims/case_detail.html", context, status=status_code)

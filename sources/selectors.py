@@ -2,8 +2,12 @@
 
 from django.db.models import Count, Max
 
+from sources import anchoring
 from sources.highlighting import mark_spans
 from sources.models import AnchoringStatus, Source
+
+# Characters of context shown either side of a found passage.
+PASSAGE_CONTEXT_CHARS = 60
 
 
 def source_list():
@@ -46,3 +50,24 @@ def source_reader(source):
         "reanchoring_summary": summary,
         "extracting": any(not version.is_settled for version in versions),
     }
+
+
+def passage_occurrences(version, passage, *, limit=50):
+    """
+    Where `passage` occurs word for word in a ready version's text: offsets,
+    a little context either side, and the page for PDFs. The keyboard's way to
+    pick a passage, where a mouse would select it.
+    """
+    text = version.extracted_text
+    end_of = len(passage)
+    return [
+        {
+            "start": start,
+            "end": start + end_of,
+            "before": text[max(0, start - PASSAGE_CONTEXT_CHARS) : start],
+            "exact": passage,
+            "after": text[start + end_of : start + end_of + PASSAGE_CONTEXT_CHARS],
+            "page": version.page_at(start),
+        }
+        for start in anchoring.find_occurrences(text, passage)[:limit]
+    ]

@@ -13,7 +13,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from sources import anchoring
 from sources.forms import QuoteFinderForm, SelectionForm, SourceForm, UploadForm
 from sources.models import Reanchoring, Source, SourceVersion
-from sources.selectors import source_list, source_reader
+from sources.selectors import passage_occurrences, source_list, source_reader
 from sources.services import (
     quotation_create_from_selection,
     reanchoring_confirm,
@@ -22,7 +22,6 @@ from sources.services import (
 )
 
 SOURCES_PER_PAGE = 25
-FINDER_CONTEXT_CHARS = 60
 
 
 def upload_form(data=None, files=None, **kwargs):
@@ -150,22 +149,13 @@ def quote_finder_view(request, pk, number):
     context = {"version": version, "finder": finder, "searched": False}
     if finder.is_valid():
         passage = finder.cleaned_data["q"]
-        text = version.extracted_text
-        occurrences = [
-            {
-                "start": start,
-                "end": start + len(passage),
-                "before": text[max(0, start - FINDER_CONTEXT_CHARS) : start],
-                "exact": passage,
-                "after": text[start + len(passage) : start + len(passage) + FINDER_CONTEXT_CHARS],
-                "page": version.page_at(start),
-            }
-            for start in anchoring.find_occurrences(text, passage)[:50]
-        ]
+        occurrences = passage_occurrences(version, passage)
         context |= {
             "searched": True,
             "occurrences": occurrences,
-            "closest": [] if occurrences else anchoring.closest_passages(text, passage, limit=3),
+            "closest": []
+            if occurrences
+            else anchoring.closest_passages(version.extracted_text, passage, limit=3),
         }
     template = "sources/source_detail.html#finder-results"
     if not request.htmx:

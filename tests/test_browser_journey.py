@@ -1,103 +1,275 @@
 """
 The whole journey in a real browser: Debian's Chromium driven by Playwright
-against the app served by pytest-django's live server.
+against the app served by pytest-django's live server. One scenario walks it
+from upload to the public corrections log; the smaller tests below pin down
+its steps one at a time, including the keyboard-only paths.
 
 Skipped, with how to install it, when Chromium is missing outside CI; in CI a
 missing browser fails the run.
 """
 
+import os
 import tempfile
 from pathlib import Path
 
 import pytest
+from django.core.management import call_command
+from django.test import override_settings
 
+from claims.models import Claim, ClaimStatus, Rating
+from claims.services import claim_submit_for_review, reviewer_assign
+from factcheck.demo import DEMO_PASSWORD, ensure_demo_users
+from sources.models import Source
+from sources.services import source_version_create_from_text
+from tests import sample_files
 from tests.browser import *  # noqa: F403  (the browser fixtures and helpers)
-from tests.browser import PASSWORD, log_in, new_page, select_in_reader, shot
-from tests.factories import EditorFactory
+from tests.browser import (
+    PASSWORD,
+    PHONE,
+    log_in,
+    new_page,
+    restore_data_migrations,
+    shot,
+)
+from tests.factories import EditorFactory, EvidenceFactory
 
 # The live server's thread must see committed rows.
 pytestmark = pytest.mark.django_db(transaction=True)
 
+# Extraction waits for a real worker, as under `make run`, so the page can be
+# seen picking up the result by itself.
+DATABASE_TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+# Where the journey's screenshots go besides test-artifacts/: `make screenshots`
+# points this at docs/screenshots to refresh the README's pictures.
+DOCS_SCREENSHOTS = os.environ.get("FACTCHECK_SCREENSHOTS")
 
-def test_a_claim_from_selection_to_published_correction(browser, live_server, desk):
+ANNOUNCEMENT = (
+    "Our persistent engine reduces the iteration step to 9.0 seconds: 1.7 seconds for RPC "
+    "and compiler setup plus 7.3 seconds for CUDA-graph capture."
+)
+ARTICLE_SENTENCE = "Together says the faster setup enables 252 times more agent experiments"
+
+
+def picture(page, name):
+    """The key page at the desktop size and at a phone's, for the walkthrough."""
+    shot(page, f"{name}-desktop")
+    desktop = page.viewport_size
+    page.set_viewport_size(PHONE)
+    shot(page, f"{name}-phone")
+    if DOCS_SCREENSHOTS:
+        page.screenshot(path=str(Path(DOCS_SCREENSHOTS) / f"{name}-phone.png"))
+    page.set_viewport_size(desktop)
+    if DOCS_SCREENSHOTS:
+        page.screenshot(path=str(Path(DOCS_SCREENSHOTS) / f"{name}-desktop.png"))
+
+
+def drag_select(page, words):
+    """Select `words` in the quotable reader by dragging the mouse across them."""
+    box = page.evaluate(
+        """(words) => {
+          const reader = document.querySelector('[data-quote-reader]');
+          const walker = document.createTreeWalker(reader, NodeFilter.SHOW_TEXT);
+          let node;
+          while ((node = walker.nextNode())) {
+            const at = node.data.indexOf(words);
+            if (at < 0) continue;
+            node.parentElement.scrollIntoView({block: 'center'});
+            const range = document.createRange();
+            range.setStart(node, at);
+            range.setEnd(node, at + 1);
+            const first = range.getClientRects()[0];
+            range.setStart(node, at + words.length - 1);
+            range.setEnd(node, at + words.length);
+            const rects = range.getClientRects();
+            const last = rects[rects.length - 1];
+            return {x1: first.left + 1, y1: first.top + first.height / 2,
+                    x2: last.right - 1, y2: last.top + last.height / 2};
+          }
+          throw new Error('not in the reader: ' + words);
+        }""",
+        words,
+    )
+    page.mouse.move(box["x1"], box["y1"])
+    page.mouse.down()
+    page.mouse.move(box["x2"], box["y2"], steps=8)
+    page.mouse.up()
+    selected = page.evaluate("() => document.getSelection().toString()")
+    assert selected == words, f"the drag selected {selected!r}"
+
+
+def tab_to(page, selector, presses=250):
+    """Press Tab until the focus is on `selector`: proof it is reachable without a mouse."""
+    for _ in range(presses):
+        page.keyboard.press("Tab")
+        if page.evaluate("(s) => document.activeElement.matches(s)", selector):
+            return
+    raise AssertionError(f"{selector} cannot be reached with the Tab key")
+
+
+def mark_document(page):
+    """Tag the loaded document; a reload or a navigation would lose the tag."""
+    page.evaluate("() => { window.__sameDocument = true; }")
+
+
+def still_same_document(page):
+    return page.evaluate("() => window.__sameDocument === true")
+
+
+def run_worker():
+    call_command("db_worker", "--batch", "--no-startup-delay", "--queue-name", "*")
+
+
+def upload_and_extract_sources(page, base):
+    """
+    A PDF as the first version of a cited source, and an HTML page as a new
+    source; both wait for the worker, and each page shows the text arriving.
+    """
+    page.goto(f"{base}/sources/")
+    page.click("text=Together Compiler: Continuous Compilation for AI inference")
+    folder = Path(tempfile.mkdtemp())
+    pdf = folder / "together-compiler.pdf"
+    pdf.write_bytes(sample_files.make_text_pdf([ANNOUNCEMENT, "Second page: the benchmarks."]))
+    page.set_input_files("#upload-form input[type=file]", str(pdf))
+    page.click("#upload-form button[type=submit]")
+    page.wait_for_selector("#version-panel .badge--pending")
+    pdf_source_url = page.url
+    mark_document(page)
+    run_worker()
+    page.wait_for_selector("#version-panel .badge--ready")
+    page.wait_for_selector("[data-quote-reader] >> text=reduces the iteration step")
+    assert still_same_document(page), "the page reloaded to show the extracted text"
+
+    page.goto(f"{base}/sources/new/")
+    page.fill("#id_title", "Council library spending, March budget")
+    page.fill("#id_publisher", "City Council")
+    html = folder / "budget.html"
+    html.write_bytes(sample_files.make_html())
+    page.set_input_files("input[type=file]", str(html))
+    page.click("text=Save source")
+    page.wait_for_selector("#version-panel .badge--pending")
+    mark_document(page)
+    run_worker()
+    page.wait_for_selector("#version-panel .badge--ready")
+    page.wait_for_selector("[data-quote-reader] >> text=once the one-off building grant")
+    assert still_same_document(page), "the page reloaded to show the extracted text"
+    reader_text = page.inner_text("[data-quote-reader]")
+    assert "stealCookies" not in reader_text and "evilHandler" not in reader_text
+    return pdf_source_url
+
+
+@override_settings(TASKS=DATABASE_TASKS)
+def claim_in_review(case, *, editor, reviewer):
+    """The case's first claim with a verdict and evidence, sent to `reviewer`."""
+    claim = case.claims.order_by("pk").first()
+    claim.verdict = Rating.objects.get(label="Unproven")
+    claim.save(update_fields=["verdict"])
+    EvidenceFactory(claim=claim)
+    reviewer_assign(claim=claim, reviewer=reviewer, editor=editor)
+    claim_submit_for_review(claim=claim, editor=editor)
+    return claim
+
+
+@override_settings(TASKS=DATABASE_TASKS)
+def test_the_whole_journey_from_upload_to_the_public_corrections_log(browser, live_server):
+    restore_data_migrations()
+    with override_settings(DEBUG=True):  # demo users exist only in development
+        ensure_demo_users()
+    call_command("seed_first_case", verbosity=0)
     base = live_server.url
-    editor_page = new_page(browser)
-    log_in(editor_page, base, "eddie")
-    shot(editor_page, "01-case-list")
 
-    # A cited source gets its text, and the editor quotes it by selection.
-    editor_page.goto(f"{base}/sources/")
-    editor_page.click("text=Together Compiler: Continuous Compilation for AI inference")
-    editor_page.fill(
-        "#id_pasted_text",
-        "Our persistent engine reduces the iteration step to 9.0 seconds: 1.7 seconds for "
-        "RPC and compiler setup plus 7.3 seconds for CUDA-graph capture.",
+    editor = new_page(browser)
+    log_in(editor, base, "editor", DEMO_PASSWORD)
+    picture(editor, "01-case-list")
+
+    # Sources: a PDF and an HTML page, extracted by the worker while the pages wait.
+    pdf_source_url = upload_and_extract_sources(editor, base)
+    editor.goto(pdf_source_url)
+    drag_select(editor, "reduces the iteration step to 9.0 seconds")
+    editor.click("[data-quote-button]")
+    editor.wait_for_selector(".quotation-list >> text=reduces the iteration step to 9.0 seconds")
+    picture(editor, "02-source-reader")
+
+    # The first case: a claim made by selecting a sentence of the article.
+    editor.goto(f"{base}/cases/")
+    editor.click("text=Three numbers, one announcement")
+    drag_select(editor, ARTICLE_SENTENCE)
+    editor.fill("#id_statement", "The faster setup enables 252 times more agent experiments.")
+    editor.fill("#id_claimant", "Together AI")
+    picture(editor, "03-case-page")
+    editor.click("text=Make a claim of the selection")
+    editor.wait_for_url("**/claims/**")
+    claim_url = editor.url
+
+    # Evidence, verdict, rationale and a reviewer; then to review.
+    editor.fill("#quotation-search", "9.0 sec")
+    editor.click(".quotation-option")
+    editor.select_option("#id_stance", "context")
+    editor.click("#evidence button:text-is('Attach')")
+    editor.wait_for_selector("#evidence-heading:text('Evidence (1)')")
+    editor.select_option("#id_verdict", label="Unproven")
+    editor.fill("#id_rationale", "The **252×** figure is Together's own comparison.")
+    editor.click("#claim-fields button:text-is('Save')")
+    editor.wait_for_selector("text=Claim saved.")
+    editor.select_option("#id_reviewer", label="reviewer")
+    editor.click("#assignments button:text-is('Assign')")
+    editor.wait_for_selector("#assignments .badge--pending")
+    with editor.expect_navigation():
+        editor.click("button[value=submit]")
+    assert editor.inner_text(".page-header .badge") == "In review"
+    picture(editor, "04-claim-editor")
+
+    # The reviewer asks for changes, with a comment.
+    reviewer = new_page(browser)
+    log_in(reviewer, base, "reviewer", DEMO_PASSWORD)
+    reviewer.click("nav >> text=My reviews")
+    picture(reviewer, "05-my-reviews")
+    reviewer.click("table a")
+    reviewer.check("input[value=changes_requested]")
+    reviewer.fill("#id_comment", "Show the arithmetic: 467 / 9.0 is 51.9, not 252.")
+    picture(reviewer, "06-review")
+    reviewer.click("text=Record decision")
+    reviewer.wait_for_url(f"{base}/reviews/")
+
+    # The editor sees the comment, edits, and sends it back.
+    editor.goto(claim_url)
+    assert editor.inner_text(".page-header .badge") == "Changes requested"
+    assert "Show the arithmetic" in editor.inner_text("#comments")
+    editor.fill(
+        "#id_rationale",
+        "The **252×** figure is Together's own comparison; its start-up figures give 51.9×.",
     )
-    editor_page.click("#upload-form button[type=submit]")
-    editor_page.wait_for_selector("[data-quote-reader]")
-    select_in_reader(editor_page, "reduces the iteration step to 9.0 seconds")
-    editor_page.click("[data-quote-button]")
-    editor_page.wait_for_selector(".quotation-list")
-    shot(editor_page, "02-source-reader")
+    editor.click("#claim-fields button:text-is('Save')")
+    editor.wait_for_selector("text=Claim saved.")
+    with editor.expect_navigation():
+        editor.click("button[value=submit]")
+    assert editor.inner_text(".page-header .badge") == "In review"
 
-    # A claim from a sentence of the article.
-    editor_page.goto(f"{base}/cases/three-numbers-one-announcement/")
-    shot(editor_page, "03-case-page")
-    select_in_reader(
-        editor_page, "Together says the faster setup enables 252 times more agent experiments"
-    )
-    editor_page.fill("#id_statement", "The faster setup enables 252 times more agent experiments.")
-    editor_page.fill("#id_claimant", "Together AI")
-    editor_page.click("text=Make a claim of the selection")
-    editor_page.wait_for_url("**/claims/**")
-    claim_url = editor_page.url
+    # The reviewer approves exactly what is shown; the editor publishes.
+    reviewer.goto(f"{base}/reviews/")
+    reviewer.click("table a")
+    assert "51.9×" in reviewer.inner_text("main")
+    reviewer.check("input[value=approved]")
+    reviewer.click("text=Record decision")
+    reviewer.wait_for_url(f"{base}/reviews/")
+    editor.goto(claim_url)
+    with editor.expect_navigation():
+        editor.click("button[value=publish]")
+    assert editor.inner_text(".page-header .badge") == "Published"
 
-    # Evidence, verdict, rationale, reviewer; then to review.
-    editor_page.fill("#quotation-search", "9.0 sec")
-    editor_page.click(".quotation-option")
-    editor_page.select_option("#id_stance", "context")
-    editor_page.click("#evidence button:text-is('Attach')")
-    editor_page.wait_for_selector("#evidence-heading:text('Evidence (1)')")
-    editor_page.select_option("#id_verdict", label="Unproven")
-    editor_page.fill("#id_rationale", "The **252×** figure is Together's own comparison.")
-    editor_page.click("#claim-fields button:text-is('Save')")
-    editor_page.wait_for_selector("text=Claim saved.")
-    editor_page.select_option("#id_reviewer", label="rosa")
-    editor_page.click("#assignments button:text-is('Assign')")
-    editor_page.wait_for_selector("#assignments .badge--pending")
-    with editor_page.expect_navigation():
-        editor_page.click("button[value=submit]")
-    assert editor_page.inner_text(".page-header .badge") == "In review"
-    shot(editor_page, "04-claim-editor")
+    # A correction: drafted by the editor, approved by the reviewer, published.
+    editor.click("text=Draft a correction")
+    editor.fill("#id_what_was_wrong", "We rated it Unproven without the arithmetic.")
+    editor.fill("#id_what_is_right", "The start-up figures give 51.9×, not 252×.")
+    editor.select_option("#id_new_verdict", label="Misleading")
+    editor.click("text=Save draft")
+    reviewer.goto(f"{base}/desk/corrections/")
+    with reviewer.expect_navigation():
+        reviewer.click("button:text-is('Approve')")
+    editor.goto(f"{base}/desk/corrections/")
+    editor.click("button:text-is('Publish')")
+    editor.wait_for_selector("text=Correction published as entry 1.")
 
-    # The reviewer finds it in My reviews and approves exactly what is shown.
-    reviewer_page = new_page(browser)
-    log_in(reviewer_page, base, "rosa")
-    reviewer_page.click("nav >> text=My reviews")
-    shot(reviewer_page, "05-my-reviews")
-    reviewer_page.click("table a")
-    shot(reviewer_page, "06-review")
-    reviewer_page.check("input[value=approved]")
-    reviewer_page.click("text=Record decision")
-    reviewer_page.wait_for_url(f"{base}/reviews/")
-
-    # The editor publishes, then corrects the verdict through the desk.
-    editor_page.goto(claim_url)
-    with editor_page.expect_navigation():
-        editor_page.click("button[value=publish]")
-    assert editor_page.inner_text(".page-header .badge") == "Published"
-    editor_page.click("text=Draft a correction")
-    editor_page.fill("#id_what_was_wrong", "We rated it Unproven without the arithmetic.")
-    editor_page.fill("#id_what_is_right", "The start-up figures give 51.9×, not 252×.")
-    editor_page.select_option("#id_new_verdict", label="Misleading")
-    editor_page.click("text=Save draft")
-    reviewer_page.goto(f"{base}/desk/corrections/")
-    reviewer_page.click("button:text-is('Approve')")
-    editor_page.goto(f"{base}/desk/corrections/")
-    editor_page.click("button:text-is('Publish')")
-    editor_page.wait_for_selector("text=Correction published as entry 1.")
-
-    # An anonymous reader sees the claim, its ClaimReview and the log entry.
+    # An anonymous reader: the claim, its ClaimReview markup, the log and the feed.
     reader = new_page(browser)
     reader.goto(claim_url.replace("/cases/", "/published/"))
     assert "The verdict was Unproven and is now Misleading." in reader.inner_text(
@@ -105,13 +277,126 @@ def test_a_claim_from_selection_to_published_correction(browser, live_server, de
     )
     markup = reader.inner_html("script[type='application/ld+json']")
     assert '"@type": "ClaimReview"' in markup
-    shot(reader, "07-public-claim")
+    assert '"alternateName": "Misleading"' in markup
+    picture(reader, "07-public-claim")
+    reader.goto(f"{base}/published/three-numbers-one-announcement/")
+    assert "The faster setup enables 252 times more agent experiments." in reader.inner_text("main")
+    picture(reader, "08-public-case")
     reader.goto(f"{base}/corrections/")
     assert "The start-up figures give 51.9×, not 252×." in reader.inner_text(".corrections")
     assert "hash chain verifies" in reader.inner_text(".chain-status")
-    shot(reader, "08-corrections-log")
+    picture(reader, "09-corrections-log")
     feed = reader.goto(f"{base}/corrections/feed/atom/")
     assert "51.9×" in feed.text()
+
+
+@override_settings(TASKS=DATABASE_TASKS)
+def test_uploaded_pdf_and_html_show_their_text_without_a_reload(browser, live_server, desk):
+    page = new_page(browser)
+    log_in(page, live_server.url, "eddie")
+
+    upload_and_extract_sources(page, live_server.url)
+
+    assert Source.objects.get(title="Council library spending, March budget").latest_version
+
+
+def test_a_mouse_selection_in_the_reader_becomes_a_quotation(browser, live_server, desk):
+    editor, _reviewer, _case = desk
+    source = Source.objects.get(title="Together Compiler: Continuous Compilation for AI inference")
+    source_version_create_from_text(source=source, text=ANNOUNCEMENT, actor=editor)
+    page = new_page(browser)
+    log_in(page, live_server.url, "eddie")
+    page.goto(f"{live_server.url}{source.get_absolute_url()}")
+
+    drag_select(page, "1.7 seconds for RPC")
+    assert "1.7 seconds for RPC" in page.inner_text("[data-quote-preview]")
+    page.click("[data-quote-button]")
+
+    page.wait_for_selector(".quotation-list >> text=1.7 seconds for RPC")
+    quotation = source.latest_version.quotations.get()
+    assert quotation.exact == "1.7 seconds for RPC"
+    assert ANNOUNCEMENT[quotation.start : quotation.end] == quotation.exact
+
+
+def test_a_claim_is_made_with_the_keyboard_alone(browser, live_server, desk):
+    _editor, _reviewer, case = desk
+    page = new_page(browser)
+    log_in(page, live_server.url, "eddie")
+    page.goto(f"{live_server.url}{case.get_absolute_url()}")
+
+    tab_to(page, ".passage-finder > summary")
+    page.keyboard.press("Enter")
+    tab_to(page, "#id_passage")
+    page.keyboard.type(ARTICLE_SENTENCE)
+    page.wait_for_selector("#passage-results >> text=Make a claim of this passage")
+    tab_to(page, "#passage-results button")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.activeElement.id === 'id_statement'")
+    assert ARTICLE_SENTENCE[:40] in page.inner_text("[data-quote-preview]")
+    page.keyboard.type("The faster setup enables 252 times more agent experiments.")
+    page.keyboard.press("Tab")
+    page.keyboard.type("Together AI")
+    tab_to(page, "[data-quote-button]")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+
+    claim = Claim.objects.get(
+        statement="The faster setup enables 252 times more agent experiments."
+    )
+    assert claim.quotation.exact == ARTICLE_SENTENCE
+    assert claim.claimant == "Together AI"
+    assert page.url.endswith(claim.get_absolute_url())
+
+
+def test_a_review_is_decided_with_the_keyboard_alone(browser, live_server, desk):
+    editor, reviewer, case = desk
+    claim = claim_in_review(case, editor=editor, reviewer=reviewer)
+    page = new_page(browser)
+    log_in(page, live_server.url, "rosa")
+
+    tab_to(page, "nav a[href='/reviews/']")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    tab_to(page, "table a")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    tab_to(page, "input[name=decision]")
+    # Arrow keys move through a radio group; the first is "Approve".
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowUp")
+    assert page.is_checked("input[value=approved]")
+    tab_to(page, "#id_comment")
+    page.keyboard.type("Checked against the announcement.")
+    tab_to(page, "main button.button--primary[type=submit]")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+
+    claim.refresh_from_db()
+    assert claim.status == ClaimStatus.APPROVED
+    assert claim.comments.get().body == "Checked against the announcement."
+
+
+def test_requested_changes_reach_the_editor_with_the_comment(browser, live_server, desk):
+    editor, reviewer, case = desk
+    claim = claim_in_review(case, editor=editor, reviewer=reviewer)
+    page = new_page(browser)
+    log_in(page, live_server.url, "rosa")
+    page.goto(f"{live_server.url}/reviews/")
+    page.click("table a")
+
+    page.check("input[value=changes_requested]")
+    page.click("text=Record decision")
+    page.wait_for_selector(".field__error")
+    assert page.url.endswith(f"/reviews/{claim.assignments.get().pk}/")
+    page.fill("#id_comment", "Which version of the announcement is this?")
+    page.click("text=Record decision")
+    page.wait_for_url(f"{live_server.url}/reviews/")
+
+    editor_page = new_page(browser)
+    log_in(editor_page, live_server.url, "eddie")
+    editor_page.goto(f"{live_server.url}{claim.get_absolute_url()}")
+    assert editor_page.inner_text(".page-header .badge") == "Changes requested"
+    assert "Which version of the announcement is this?" in editor_page.inner_text("#comments")
 
 
 def test_an_oversized_upload_shows_its_error_in_the_page(browser, live_server, desk, settings):
@@ -128,6 +413,7 @@ def test_an_oversized_upload_shows_its_error_in_the_page(browser, live_server, d
     page.wait_for_selector(".field__error")
     assert "over the limit" in page.inner_text(".dropzone")
     assert page.input_value("#id_title") == "Too big"
+    assert not Source.objects.filter(title="Too big").exists()
 
 
 def test_two_editors_on_one_claim_see_the_conflict_view(browser, live_server, desk):
@@ -152,3 +438,5 @@ def test_two_editors_on_one_claim_see_the_conflict_view(browser, live_server, de
     assert "First editor's wording." in conflict
     assert "Second editor's wording." in conflict
     assert second.input_value("#id_statement") == "Second editor's wording."
+    claim.refresh_from_db()
+    assert claim.statement == "First editor's wording."

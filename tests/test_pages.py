@@ -223,6 +223,68 @@ def test_a_claim_from_a_mismatched_selection_is_refused_and_keeps_the_statement(
     assert Claim.objects.count() == count
 
 
+def test_the_passage_finder_lists_where_typed_words_occur_in_the_article(editor_client, first_case):
+    version = first_case.source_under_check.latest_version
+    words = "serves trillions of tokens"
+    start, end = find_span(version.extracted_text, words)
+
+    response = editor_client.get(
+        first_case.get_absolute_url(),
+        {"passage": words},
+        headers={"HX-Request": "true", "HX-Target": "passage-results"},
+    )
+
+    assert response.status_code == 200
+    assert response.text.lstrip().startswith('<div id="passage-results"')
+    assert f'name="start" value="{start}"' in response.text
+    assert f'name="end" value="{end}"' in response.text
+    assert "Make a claim of this passage" in response.text
+
+
+def test_words_not_in_the_article_say_so(editor_client, first_case):
+    response = editor_client.get(
+        first_case.get_absolute_url(),
+        {"passage": "words the article never uses"},
+        headers={"HX-Request": "true", "HX-Target": "passage-results"},
+    )
+
+    assert "not in the piece word for word" in response.text
+    assert 'name="start"' not in response.text
+
+
+def test_a_picked_passage_fills_the_claim_form_and_focuses_the_statement(editor_client, first_case):
+    version = first_case.source_under_check.latest_version
+    sentence = "Together also says the system serves trillions of tokens a day"
+    start, end = find_span(version.extracted_text, sentence)
+
+    fragment = editor_client.get(
+        first_case.get_absolute_url(),
+        {"start": start, "end": end},
+        headers={"HX-Request": "true", "HX-Target": "claim-create"},
+    )
+    page = editor_client.get(first_case.get_absolute_url(), {"start": start, "end": end})
+
+    assert fragment.text.lstrip().startswith('<form id="claim-create"')
+    for response in (fragment, page):
+        assert f'name="selected_text" value="{sentence}"' in response.text
+        assert f'name="start" value="{start}" data-quote-start' in response.text
+        assert "autofocus" in response.text
+        assert "data-quote-button disabled" not in response.text
+
+
+@pytest.mark.parametrize(
+    "pick", [{"start": "5", "end": "2"}, {"start": "0", "end": "99999999"}, {"start": "x"}]
+)
+def test_a_picked_passage_outside_the_article_leaves_the_claim_form_empty(
+    editor_client, first_case, pick
+):
+    response = editor_client.get(first_case.get_absolute_url(), pick)
+
+    assert response.status_code == 200
+    assert 'name="selected_text" value=""' in response.text
+    assert "data-quote-button disabled" in response.text
+
+
 def test_an_editor_opens_a_case_for_a_piece_under_check(editor_client, editor, first_case):
     response = editor_client.post(
         reverse("claims:case_create"),
