@@ -5,7 +5,7 @@ VENV  := .venv
 PY    := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup run test bench bench-web backup restore lint format clean
+.PHONY: setup run test bench bench-web backup restore lint format clean screenshots
 
 $(STAMP): pyproject.toml scripts/find-python
 	@python=$$(PYTHON="$(PYTHON)" scripts/find-python) || exit 1; \
@@ -27,6 +27,12 @@ run: setup
 ## The whole test suite (SQLite by default; DATABASE_URL=postgres://… for PostgreSQL).
 test: setup
 	DEBUG=true $(PY) -m pytest $(PYTEST_ARGS)
+
+## Refresh the README walkthrough's pictures in docs/screenshots from the browser journey.
+screenshots: setup
+	@mkdir -p docs/screenshots
+	FACTCHECK_SCREENSHOTS=docs/screenshots DEBUG=true $(PY) -m pytest -q \
+		tests/test_browser_journey.py -k whole_journey
 
 ## Benchmarks: anchoring, re-anchoring against diff-match-patch, PDF extraction.
 bench: setup
