@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from django.views.generic import RedirectView
 
-from factcheck.views import search_view
+from factcheck.views import healthz_view, search_view
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="claims:case_list"), name="home"),
@@ -11,6 +11,7 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("search/", search_view, name="search"),
+    path("healthz", healthz_view, name="healthz"),
     path("sources/", include("sources.urls")),
     path("", include("claims.urls")),
 ]

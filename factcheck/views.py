@@ -1,5 +1,6 @@
-from django.contrib.auth.decorators import permission_required
+from django.contrib.auth.decorators import login_not_required, permission_required
 from django.core.paginator import Paginator
+from django.http import HttpResponse
 from django.shortcuts import render
 
 from factcheck.search import search
@@ -17,3 +18,12 @@ def search_view(request):
     if request.htmx:
         return render(request, "search.html#results", context)
     return render(request, "search.html", context)
+
+
+@login_not_required
+def healthz_view(request):
+    """
+    "ok" from a running app server, without touching the database: for load
+    balancers' health checks (and the page benchmark's floor).
+    """
+    return HttpResponse("ok", content_type="text/plain")
