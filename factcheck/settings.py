@@ -182,8 +182,37 @@ WHITENOISE_USE_FINDERS = DEBUG
 WHITENOISE_AUTOREFRESH = DEBUG
 if DEBUG:
     STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+# Uploads live in MEDIA_ROOT, or with STORAGE_BACKEND=s3 in an S3-compatible bucket
+# (django-storages), which several app servers and workers can share. boto3 reads the
+# credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or its other sources).
+STORAGE_BACKEND = os.environ.get("STORAGE_BACKEND", "filesystem")
+if STORAGE_BACKEND == "filesystem":
+    DEFAULT_STORAGE = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+elif STORAGE_BACKEND == "s3":
+    if not os.environ.get("AWS_STORAGE_BUCKET_NAME"):
+        raise ImproperlyConfigured(
+            "STORAGE_BACKEND=s3 needs AWS_STORAGE_BUCKET_NAME: the bucket that holds the uploads."
+        )
+    DEFAULT_STORAGE = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": os.environ["AWS_STORAGE_BUCKET_NAME"],
+            "endpoint_url": os.environ.get("AWS_S3_ENDPOINT_URL") or None,
+            "region_name": os.environ.get("AWS_S3_REGION_NAME") or None,
+            "location": os.environ.get("AWS_LOCATION", ""),
+            # Like the file system: never overwrite a stored upload; files stay private
+            # and are served only through the app's download view.
+            "file_overwrite": False,
+            "default_acl": "private",
+            "querystring_auth": True,
+        },
+    }
+else:
+    raise ImproperlyConfigured(
+        f"STORAGE_BACKEND={STORAGE_BACKEND!r} is not known: use filesystem (the default) or s3."
+    )
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": DEFAULT_STORAGE,
     "staticfiles": {
         "BACKEND": (
             "django.contrib.staticfiles.storage.StaticFilesStorage"
