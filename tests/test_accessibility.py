@@ -1,0 +1,254 @@
+"""
+Accessibility of the key pages, checked by axe-core (Deque's engine, vendored in
+tests/vendor/axe-core/) in Debian's Chromium: a page fails on any violation of
+impact "serious" or "critical".
+
+The data is built with the services, not by clicking, so each test only opens
+its page and runs axe.
+"""
+
+import json
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from claims.corrections import correction_approve, correction_draft, correction_publish
+from claims.models import Correction, Decision, Rating
+from claims.services import (
+    claim_submit_for_review,
+    claim_update,
+    comment_add,
+    evidence_add,
+    review_decide,
+    reviewer_assign,
+)
+from claims.workflow import Action, claim_digest, claim_transition
+from sources.models import Source
+from sources.services import find_span, quotation_create, source_version_create_from_text
+from tests.browser import *  # noqa: F403  (the browser fixtures and helpers)
+from tests.browser import DESKTOP, PHONE, log_in, shot
+
+# The live server's thread must see committed rows.
+pytestmark = pytest.mark.django_db(transaction=True)
+
+AXE = Path(__file__).resolve().parent / "vendor" / "axe-core" / "axe.min.js"
+FAILING_IMPACTS = {"serious", "critical"}
+CASE = "three-numbers-one-announcement"
+CITED = "Together Compiler: Continuous Compilation for AI inference"
+CITED_TEXT = (
+    "Our persistent engine reduces the iteration step to 9.0 seconds: 1.7 seconds for "
+    "RPC and compiler setup plus 7.3 seconds for CUDA-graph capture.\n"
+    "Before, every iteration began with a cold start of 467 seconds.\n"
+    "The compiler reached 1,111 tokens per second on a B200."
+)
+QUOTED = ["reduces the iteration step to 9.0 seconds", "467 seconds", "1,111 tokens per second"]
+
+
+@pytest.fixture
+def newsroom(desk):
+    """
+    The seeded case with work at every stage: a cited source with a text version
+    and three quotations; claim 1 in review with evidence, a verdict, rosa
+    assigned and a comment; claim 2 published and then corrected (with a case-level
+    correction beside it) so the public pages and the log have entries.
+    """
+    editor, reviewer, case = desk
+    source = Source.objects.get(title=CITED)
+    version, _created = source_version_create_from_text(
+        source=source, text=CITED_TEXT, actor=editor, original_filename="notes.txt"
+    )
+    quotations = []
+    for exact in QUOTED:
+        start, end = find_span(version.extracted_text, exact)
+        quotations.append(quotation_create(version=version, start=start, end=end, actor=editor)[0])
+    unproven = Rating.objects.get(label="Unproven")
+    in_review, published = case.claims.order_by("pk")[:2]
+    for claim, quotation in ((in_review, quotations[0]), (published, quotations[1])):
+        evidence_add(claim=claim, quotation=quotation, stance="context", editor=editor)
+        claim_update(claim=claim, editor=editor, expected_version=claim.version, verdict=unproven)
+        reviewer_assign(claim=claim, reviewer=reviewer, editor=editor)
+        comment_add(claim=claim, author=editor, body="Which table does the figure come from?")
+        claim_submit_for_review(claim=claim, editor=editor)
+    review_decide(
+        assignment=published.assignments.get(),
+        reviewer=reviewer,
+        decision=Decision.APPROVED,
+        digest_seen=claim_digest(published),
+    )
+    published = claim_transition(claim=published, action=Action.PUBLISH, actor=editor)
+    for claim, new_verdict in ((published, Rating.objects.get(label="Misleading")), (None, None)):
+        correction = draft = correction_draft(
+            case=case,
+            claim=claim,
+            editor=editor,
+            kind=Correction.Kind.CORRECTION,
+            what_was_wrong="We rated it without the arithmetic.",
+            what_is_right="The start-up figures give 51.9×, not 252×.",
+            new_verdict=new_verdict,
+        )
+        correction_approve(correction=draft, approver=reviewer)
+        correction_publish(correction=draft, editor=editor)
+    return {
+        "correction": correction,
+        "source": source,
+        "in_review": in_review,
+        "published": published,
+        "assignment": in_review.assignments.get(),
+    }
+
+
+# page name -> (who is logged in, or None; the path, from the newsroom fixture)
+PAGES = {
+    "login": (None, lambda n: "/login/"),
+    "case-list": ("eddie", lambda n: "/cases/"),
+    "case-page": ("eddie", lambda n: f"/cases/{CASE}/"),
+    "source-reader": ("eddie", lambda n: n["source"].get_absolute_url()),
+    "claim-editor": ("eddie", lambda n: n["in_review"].get_absolute_url()),
+    "my-reviews": ("rosa", lambda n: "/reviews/"),
+    "review": ("rosa", lambda n: f"/reviews/{n['assignment'].pk}/"),
+    "public-case": (None, lambda n: f"/published/{CASE}/"),
+    "public-claim": (None, lambda n: f"/published/{CASE}/claims/{n['published'].pk}/"),
+    "corrections-log": (None, lambda n: "/corrections/"),
+    "correction-entry": (None, lambda n: f"/corrections/{n['correction'].pk}/"),
+    "source-list": ("eddie", lambda n: "/sources/"),
+    "new-source": ("eddie", lambda n: "/sources/new/"),
+    "new-case": ("eddie", lambda n: "/cases/new/"),
+    "corrections-desk": ("eddie", lambda n: "/desk/corrections/"),
+    "search": ("eddie", lambda n: "/search/?q=seconds"),
+}
+PHONE_PAGES = ["case-page", "claim-editor", "review", "public-case"]
+
+
+def axe_page(browser, base, user, viewport):
+    # add_script_tag(path=...) inlines axe into the page; a Content-Security-Policy
+    # without 'unsafe-inline' would block that script, so axe's contexts bypass CSP.
+    context = browser.new_context(viewport=viewport, bypass_csp=True)
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    if user:
+        log_in(page, base, user)
+    return page
+
+
+def serious_violations(page):
+    """
+    Run axe on the page as it is now: the violations of impact serious or critical,
+    and the results of that impact axe could not decide ("incomplete"), such as an
+    aria-describedby naming an id that is not on the page. Undecided colour
+    contrast is left out: axe reports it wherever it cannot compute a background
+    (text next to the claim numbers, the aria-hidden ✓ of the logo); those pairs
+    are the CSS's own colours, e.g. --ink on --mark is 13.7:1.
+    """
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
+    # target-size (WCAG 2.2 AA, off by default in axe) matters at the phone viewport.
+    results = page.evaluate(
+        "async () => await axe.run(document, {rules: {'target-size': {enabled: true}}})"
+    )
+    undecided = [v for v in results["incomplete"] if v["id"] != "color-contrast"]
+    return [v for v in results["violations"] + undecided if v["impact"] in FAILING_IMPACTS]
+
+
+def report(violations):
+    lines = []
+    for violation in violations:
+        lines.append(f"{violation['id']} ({violation['impact']}): {violation['help']}")
+        for node in violation["nodes"]:
+            summary = node.get("failureSummary") or "; ".join(
+                check["message"] for kind in ("any", "all", "none") for check in node[kind]
+            )
+            lines.append(f"    {json.dumps(node['target'])}: {summary}")
+    return "\n".join(lines)
+
+
+def assert_accessible(page, name):
+    violations = serious_violations(page)
+    if violations:
+        shot(page, f"a11y-{name}")
+    assert not violations, f"axe found on {name} ({page.url}):\n{report(violations)}"
+
+
+@pytest.mark.parametrize(
+    ("name", "viewport"),
+    [(name, DESKTOP) for name in PAGES] + [(name, PHONE) for name in PHONE_PAGES],
+    ids=[f"{name}-desktop" for name in PAGES] + [f"{name}-phone" for name in PHONE_PAGES],
+)
+def test_key_page_has_no_serious_accessibility_violations(
+    browser, live_server, newsroom, name, viewport
+):
+    user, path = PAGES[name]
+    page = axe_page(browser, live_server.url, user, viewport)
+    page.goto(f"{live_server.url}{path(newsroom)}")
+
+    assert_accessible(page, f"{name}-{viewport['width']}")
+
+
+def test_case_page_after_filtering_claims_in_place_has_no_serious_violations(
+    browser, live_server, newsroom
+):
+    page = axe_page(browser, live_server.url, "eddie", DESKTOP)
+    page.goto(f"{live_server.url}/cases/{CASE}/")
+    with page.expect_response(lambda response: "status=in_review" in response.url):
+        page.select_option("#status-filter", "in_review")
+    page.wait_for_function("document.querySelectorAll('#claim-list .claim').length === 1")
+    assert_accessible(page, "case-page-filtered")
+
+    # A filter that matches nothing swaps in the empty state.
+    with page.expect_response(lambda response: "verdict=" in response.url):
+        page.select_option("#verdict-filter", label="Accurate")
+    page.wait_for_selector("#claim-list .empty-state")
+    assert_accessible(page, "case-page-filtered-empty")
+
+
+def test_results_swapped_into_the_reader_and_the_claim_editor_have_no_serious_violations(
+    browser, live_server, newsroom
+):
+    base = live_server.url
+    page = axe_page(browser, base, "eddie", DESKTOP)
+    page.goto(f"{base}{newsroom['source'].get_absolute_url()}")
+    page.fill("#id_q", "reduces the iteration stp to 9.0 secs")
+    page.click("#finder-heading ~ form button[type=submit]")
+    page.wait_for_selector("#finder-results .diff")
+    assert_accessible(page, "quote-finder-closest")
+
+    page.goto(f"{base}{newsroom['in_review'].get_absolute_url()}")
+    page.fill("#quotation-search", "1,111")
+    page.wait_for_selector("#quotation-results .quotation-option")
+    assert_accessible(page, "evidence-picker-results")
+
+
+def test_forms_showing_their_errors_have_no_serious_violations(
+    browser, live_server, newsroom, settings
+):
+    settings.SOURCE_UPLOAD_MAX_BYTES = 1000
+    base = live_server.url
+    page = axe_page(browser, base, None, DESKTOP)
+    page.goto(f"{base}/login/")
+    page.click("button[type=submit]")
+    page.wait_for_selector(".field__error")
+    assert_accessible(page, "login-errors")
+
+    log_in(page, base, "eddie")
+    page.goto(f"{base}/sources/new/")
+    page.fill("#id_title", "Too big")
+    big = Path(tempfile.mkdtemp()) / "big.txt"
+    big.write_bytes(b"a" * (settings.SOURCE_UPLOAD_MAX_BYTES + 1))
+    page.set_input_files("input[type=file]", str(big))
+    page.click("text=Save source")
+    page.wait_for_selector(".dropzone .field__error")
+    assert_accessible(page, "new-source-errors")
+
+    page.goto(f"{base}{newsroom['in_review'].get_absolute_url()}")
+    page.fill("#id_statement", " ")
+    page.click("#claim-fields button:text-is('Save')")
+    page.wait_for_selector("#claim-fields .field__error")
+    assert_accessible(page, "claim-editor-errors")
+
+
+def test_the_check_fails_on_a_field_without_a_label(browser):
+    page = browser.new_page()
+    page.set_content('<html lang="en"><title>t</title><main><input type="text"></main></html>')
+
+    assert [v["id"] for v in serious_violations(page)] == ["label"]
+    page.close()
