@@ -22,12 +22,14 @@ def published_claims():
     return (
         Claim.objects.filter(status=ClaimStatus.PUBLISHED)
         .select_related("case", "quotation__version__source", "verdict")
+        # The versions' texts (up to megabytes each) are not shown: never fetch them.
+        .defer("quotation__version__extracted_text")
         .prefetch_related(
             Prefetch(
                 "evidence",
-                queryset=Evidence.objects.select_related("quotation__version__source").order_by(
-                    "id"
-                ),
+                queryset=Evidence.objects.select_related("quotation__version__source")
+                .defer("quotation__version__extracted_text")
+                .order_by("id"),
             ),
             Prefetch(
                 "corrections",

@@ -89,12 +89,14 @@ def claim_for_page(case, pk):
         .select_related(
             "case__source_under_check", "quotation__version__source", "verdict", "author"
         )
+        # The versions' texts (up to megabytes each) are not shown: never fetch them.
+        .defer("quotation__version__extracted_text")
         .prefetch_related(
             Prefetch(
                 "evidence",
-                queryset=Evidence.objects.select_related(
-                    "quotation__version__source", "added_by"
-                ).order_by("added_at", "id"),
+                queryset=Evidence.objects.select_related("quotation__version__source", "added_by")
+                .defer("quotation__version__extracted_text")
+                .order_by("added_at", "id"),
             ),
             Prefetch(
                 "assignments",

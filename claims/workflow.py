@@ -99,7 +99,11 @@ def quotation_content(quotation):
 
 def claim_content(claim):
     """Everything a reviewer signs off, as plain data."""
-    evidence = claim.evidence.select_related("quotation__version__source").order_by("quotation_id")
+    evidence = (
+        claim.evidence.select_related("quotation__version__source")
+        .defer("quotation__version__extracted_text")
+        .order_by("quotation_id")
+    )
     return {
         "statement": claim.statement,
         "claimant": claim.claimant,

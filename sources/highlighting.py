@@ -44,14 +44,25 @@ def mark_spans(text, spans, page_offsets=()):
         position = text.find("\n", position + 1)
     cuts = sorted(boundaries)
 
+    # One sweep over the boundaries, keeping the set of spans that cover the
+    # current position (in their given order): linear in segments plus spans,
+    # not their product, so a long text with hundreds of claims stays fast.
+    opening, closing = {}, {}
+    for index, (start, end, _key) in enumerate(spans):
+        opening.setdefault(start, []).append(index)
+        closing.setdefault(end, []).append(index)
+    active = set()
     paragraphs = [Paragraph(start=0)]
     for left, right in pairwise(cuts):
+        active.difference_update(closing.get(left, ()))
+        begun = opening.get(left, ())
+        active.update(begun)
         piece = text[left:right]
         if piece == "\n":
             paragraphs.append(Paragraph(start=right))
             continue
-        marks = tuple(key for start, end, key in spans if start <= left and right <= end)
-        starts = tuple(key for start, _end, key in spans if start == left)
+        marks = tuple(spans[index][2] for index in sorted(active))
+        starts = tuple(spans[index][2] for index in begun)
         paragraphs[-1].segments.append(Segment(text=piece, start=left, marks=marks, starts=starts))
     page_starts = {offset: number for number, offset in enumerate(page_offsets, start=1)}
     kept = [paragraph for paragraph in paragraphs if paragraph.segments]
