@@ -39,6 +39,11 @@ bench: setup
 	$(PY) bench/anchoring.py
 	$(PY) bench/extraction.py
 
+## Page benchmark: gunicorn on PostgreSQL with the scale dataset (see bench/web.py for
+## BENCH_DATABASE_URL, BENCH_SCALE_FLAGS="--cases 50 --claims 2500 --sources 500" etc.).
+bench-web: setup
+	$(PY) bench/web.py
+
 ## Back up the database and MEDIA_ROOT into var/backups/<date and time> (or BACKUP=dir),
 ## with a manifest of SHA-256s and row counts. Uses the same environment as the app.
 backup: setup

@@ -1,0 +1,349 @@
+"""
+Page benchmark: the app served by gunicorn on PostgreSQL with the scale dataset.
+
+Run from the repository root (``make bench-web`` does):
+
+    .venv/bin/python bench/web.py
+
+It creates the PostgreSQL database if it is missing, migrates it, generates
+the scale dataset if absent (``manage.py make_scale_dataset``), collects the
+static files, starts gunicorn on 127.0.0.1 with production settings (DEBUG
+off, a generated SECRET_KEY, plain HTTP allowed), logs an editor and the busy
+reviewer in through sessions made directly, and times each page from client
+threads in this process. For every page it prints p50 and p95 latency,
+requests per second, the ratio of its p50 to the floor (``/healthz`` on the
+same server, which does nothing but answer) and the number of SQL queries the
+page runs (counted in this process for the same URL and user with
+``CaptureQueriesContext``). The aims: every page within 10× the floor at p50
+with a constant, small number of queries; search within 20×.
+
+Environment (all optional):
+
+- ``BENCH_DATABASE_URL``: ``postgres://postgres@127.0.0.1:5432/factcheck_bench``
+- ``BENCH_MEDIA_ROOT``: ``var/bench/media`` (the generated sources' files)
+- ``BENCH_SCALE_FLAGS``: flags for make_scale_dataset, e.g. ``--cases 50 --claims
+  2500 --sources 500`` for a quick run (default: its full defaults)
+- ``BENCH_REQUESTS`` (200 per page), ``BENCH_CONCURRENCY`` (2 client threads),
+  ``BENCH_WORKERS`` (2 gunicorn workers), ``BENCH_PORT`` (8765)
+- ``BENCH_ONLY``: comma-separated page names, to time only those
+"""
+
+import http.client
+import json
+import os
+import secrets
+import shlex
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+PYTHON = str(ROOT / ".venv" / "bin" / "python")
+GUNICORN = str(ROOT / ".venv" / "bin" / "gunicorn")
+
+DATABASE_URL = os.environ.get(
+    "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/factcheck_bench"
+)
+MEDIA_ROOT = Path(os.environ.get("BENCH_MEDIA_ROOT") or ROOT / "var" / "bench" / "media")
+STATIC_ROOT = ROOT / "var" / "bench" / "static"
+SCALE_FLAGS = shlex.split(os.environ.get("BENCH_SCALE_FLAGS", ""))
+REQUESTS = int(os.environ.get("BENCH_REQUESTS", "200"))
+CONCURRENCY = int(os.environ.get("BENCH_CONCURRENCY", "2"))
+WORKERS = int(os.environ.get("BENCH_WORKERS", "2"))
+PORT = int(os.environ.get("BENCH_PORT", "8765"))
+ONLY = {name for name in os.environ.get("BENCH_ONLY", "").split(",") if name}
+#: How many times the floor a page may take at p50; search gets more.
+AIM, SEARCH_AIM = 10, 20
+
+SERVER_ENV = dict(
+    os.environ,
+    DATABASE_URL=DATABASE_URL,
+    MEDIA_ROOT=str(MEDIA_ROOT),
+    STATIC_ROOT=str(STATIC_ROOT),
+    DEBUG="false",
+    SECRET_KEY=f"bench-{secrets.token_urlsafe(50)}",
+    ALLOWED_HOSTS="127.0.0.1",
+    SECURE_SSL_REDIRECT="false",
+    SECURE_HSTS_SECONDS="0",
+    SESSION_COOKIE_SECURE="false",
+    CSRF_COOKIE_SECURE="false",
+    LOG_LEVEL="WARNING",
+    DJANGO_SETTINGS_MODULE="factcheck.settings",
+)
+
+
+def manage(*args):
+    subprocess.run([PYTHON, "manage.py", *args], cwd=ROOT, env=SERVER_ENV, check=True)
+
+
+def ensure_database():
+    import psycopg
+
+    parts = urlsplit(DATABASE_URL)
+    name = parts.path.lstrip("/")
+    admin = parts._replace(path="/postgres").geturl()
+    with psycopg.connect(admin, autocommit=True) as connection:
+        exists = connection.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", [name]
+        ).fetchone()
+        if not exists:
+            print(f"Creating database {name}")
+            connection.execute(f'CREATE DATABASE "{name}"')
+
+
+def prepare():
+    ensure_database()
+    manage("migrate", "--noinput", "-v0")
+    manage("make_scale_dataset", "--if-absent", *SCALE_FLAGS)
+    manage("collectstatic", "--noinput", "-v0")
+
+
+def setup_django():
+    os.environ.update(SERVER_ENV)
+    import django
+
+    django.setup()
+
+
+def session_for(user):
+    """A logged-in session for ``user``, made as django.contrib.auth.login would."""
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.sessions.backends.db import SessionStore
+
+    session = SessionStore()
+    session[SESSION_KEY] = str(user.pk)
+    session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
+    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    session.save()
+    return session.session_key
+
+
+def pages():
+    """``[(name, url, user or None, aim)]``: what the benchmark times."""
+    from django.contrib.auth import get_user_model
+    from django.db.models import Count
+
+    from claims.models import Case, Claim
+    from claims.public import published_corrections
+    from claims.scale import BUSY_CASE_SLUG, BUSY_REVIEWER, NAMES, PREFIX
+    from claims.views import CORRECTIONS_PER_PAGE
+    from factcheck.search import search
+    from sources.models import SourceVersion
+
+    User = get_user_model()
+    editor = User.objects.get(username=f"{PREFIX}-editor-001")
+    reviewer = User.objects.get(username=BUSY_REVIEWER)
+    case = Case.objects.get(slug=BUSY_CASE_SLUG)
+    claim = (
+        Claim.objects.filter(case=case)
+        .annotate(evidence_count=Count("evidence"))
+        .order_by("-evidence_count", "id")
+        .first()
+    )
+    large = SourceVersion.objects.order_by("-byte_size").only("source_id").first()
+    # A name that the index holds a few dozen times: what a reporter looks up.
+    name = next(word for word in NAMES[len(NAMES) // 3 :] if 10 <= search(word).count() <= 200)
+    log_pages = max(1, -(-published_corrections().count() // CORRECTIONS_PER_PAGE))
+    return [
+        ("floor (/healthz)", "/healthz", None, None),
+        ("case list", "/cases/", editor, AIM),
+        (f"case page ({case.claims.count()} claims)", case.get_absolute_url(), editor, AIM),
+        (
+            f"claim page ({claim.evidence_count} evidence)",
+            claim.get_absolute_url(),
+            editor,
+            AIM,
+        ),
+        (
+            f"my reviews ({reviewer.review_assignments.count()} assignments)",
+            "/reviews/",
+            reviewer,
+            AIM,
+        ),
+        (
+            f"source reader ({large.byte_size / 1e6:.1f} MB)",
+            f"/sources/{large.source_id}/",
+            editor,
+            AIM,
+        ),
+        (f"search ({name!r})", f"/search/?q={name}", editor, SEARCH_AIM),
+        ("public case page", f"/published/{case.slug}/", None, AIM),
+        ("corrections log, page 1", "/corrections/", None, AIM),
+        (
+            f"corrections log, page {log_pages}",
+            f"/corrections/?page={log_pages}",
+            None,
+            AIM,
+        ),
+        ("Atom feed", "/corrections/feed/atom/", None, AIM),
+    ]
+
+
+def count_queries(url, user):
+    """The SQL queries ``url`` runs for ``user``, in this process (after one warm-up)."""
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    client = Client(HTTP_HOST="127.0.0.1")
+    if user is not None:
+        client.force_login(user)
+    client.get(url)
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url)
+    assert response.status_code == 200, (url, response.status_code)
+    return len(queries)
+
+
+def start_server():
+    server = subprocess.Popen(
+        [
+            GUNICORN,
+            "factcheck.wsgi",
+            f"--bind=127.0.0.1:{PORT}",
+            f"--workers={WORKERS}",
+            "--worker-class=sync",
+            "--timeout=120",
+            "--log-level=warning",
+        ],
+        cwd=ROOT,
+        env=SERVER_ENV,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            status, _body = fetch(http.client.HTTPConnection("127.0.0.1", PORT), "/healthz", "")
+            if status == 200:
+                return server
+        except OSError:
+            time.sleep(0.3)
+    server.terminate()
+    raise SystemExit("gunicorn did not answer /healthz within 60 s")
+
+
+def fetch(connection, url, cookie):
+    headers = {"Host": f"127.0.0.1:{PORT}"}
+    if cookie:
+        headers["Cookie"] = cookie
+    connection.request("GET", url, headers=headers)
+    response = connection.getresponse()
+    body = response.read()
+    if response.getheader("Connection", "").lower() == "close":
+        connection.close()
+    return response.status, body
+
+
+def time_page(url, cookie):
+    """Latencies of REQUESTS requests from CONCURRENCY threads, and the wall time."""
+    latencies, errors, lock = [], [], threading.Lock()
+    per_thread = [
+        REQUESTS // CONCURRENCY + (i < REQUESTS % CONCURRENCY) for i in range(CONCURRENCY)
+    ]
+
+    def client(count):
+        connection = http.client.HTTPConnection("127.0.0.1", PORT, timeout=120)
+        for _ in range(count):
+            began = time.perf_counter()
+            status, _body = fetch(connection, url, cookie)
+            elapsed = time.perf_counter() - began
+            with lock:
+                latencies.append(elapsed)
+                if status != 200:
+                    errors.append(status)
+
+    warm = http.client.HTTPConnection("127.0.0.1", PORT, timeout=120)
+    for _ in range(3):
+        fetch(warm, url, cookie)
+    threads = [threading.Thread(target=client, args=(count,)) for count in per_thread]
+    began = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    wall = time.perf_counter() - began
+    return latencies, wall, errors
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def main():
+    prepare()
+    setup_django()
+    from django.conf import settings
+
+    listed = pages()
+    if ONLY:
+        listed = [page for page in listed if page[2] is None and page[3] is None] + [
+            page for page in listed if any(name in page[0] for name in ONLY)
+        ]
+    cookies = {}
+    for _name, _url, user, _aim in listed:
+        if user is not None and user.pk not in cookies:
+            cookies[user.pk] = f"{settings.SESSION_COOKIE_NAME}={session_for(user)}"
+    queries = {url: count_queries(url, user) for _name, url, user, _aim in listed}
+
+    server = start_server()
+    results = []
+    try:
+        for name, url, user, aim in listed:
+            latencies, wall, errors = time_page(url, cookies.get(user.pk) if user else "")
+            results.append(
+                {
+                    "page": name,
+                    "url": url,
+                    "p50_ms": percentile(latencies, 0.50) * 1000,
+                    "p95_ms": percentile(latencies, 0.95) * 1000,
+                    "rps": len(latencies) / wall,
+                    "queries": queries[url],
+                    "errors": len(errors),
+                    "aim": aim,
+                }
+            )
+            print(f"  timed {name}: p50 {results[-1]['p50_ms']:.1f} ms", flush=True)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+    floor = results[0]["p50_ms"]
+    print()
+    print(
+        f"gunicorn {WORKERS} sync workers, {CONCURRENCY} client threads, {REQUESTS} requests "
+        f"a page, PostgreSQL {urlsplit(DATABASE_URL).path.lstrip('/')}"
+    )
+    header = f"{'page':44} {'p50 ms':>8} {'p95 ms':>8} {'req/s':>7} {'× floor':>8} {'queries':>7}"
+    print(header)
+    print("-" * len(header))
+    missed = []
+    for result in results:
+        ratio = result["p50_ms"] / floor
+        result["ratio"] = ratio
+        verdict = ""
+        if result["aim"] is not None:
+            verdict = "ok" if ratio <= result["aim"] else f"MISSES {result['aim']}×"
+            if verdict != "ok":
+                missed.append(result["page"])
+        if result["errors"]:
+            verdict += f" {result['errors']} errors"
+            missed.append(result["page"])
+        print(
+            f"{result['page'][:44]:44} {result['p50_ms']:8.1f} {result['p95_ms']:8.1f} "
+            f"{result['rps']:7.1f} {ratio:8.1f} {result['queries']:7d}  {verdict}"
+        )
+    output = ROOT / "var" / "bench" / "web-results.json"
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(results, indent=2))
+    print(f"\nResults written to {output.relative_to(ROOT)}")
+    if missed:
+        print("Missing the aim: " + ", ".join(missed))
+
+
+if __name__ == "__main__":
+    main()
