@@ -179,7 +179,8 @@ def test_key_page_has_no_serious_accessibility_violations(
 ):
     user, path = PAGES[name]
     page = axe_page(browser, live_server.url, user, viewport)
-    page.goto(f"{live_server.url}{path(newsroom)}")
+    response = page.goto(f"{live_server.url}{path(newsroom)}")
+    assert response.status == 200, f"{name} answered {response.status}"
 
     assert_accessible(page, f"{name}-{viewport['width']}")
 
