@@ -52,6 +52,7 @@ ARTICLE_SENTENCE = "Together says the faster setup enables 252 times more agent 
 
 def picture(page, name):
     """The key page at the desktop size and at a phone's, for the walkthrough."""
+    page.evaluate("() => window.scrollTo(0, 0)")
     shot(page, f"{name}-desktop")
     desktop = page.viewport_size
     page.set_viewport_size(PHONE)
