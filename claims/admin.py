@@ -11,17 +11,18 @@ from claims.models import (
     Rating,
     ReviewAssignment,
 )
+from factcheck.admin import AuditedAdminMixin, ReadOnlyAdminMixin
 
 
 @admin.register(Rating)
-class RatingAdmin(admin.ModelAdmin):
+class RatingAdmin(AuditedAdminMixin, admin.ModelAdmin):
     list_display = ["label", "order", "value", "meaning"]
     list_editable = ["order", "value"]
     search_fields = ["label", "meaning"]
 
 
 @admin.register(Case)
-class CaseAdmin(admin.ModelAdmin):
+class CaseAdmin(AuditedAdminMixin, admin.ModelAdmin):
     list_display = ["title", "status", "lead_editor", "created_at", "published_at"]
     list_filter = ["status", "created_at"]
     search_fields = ["title", "slug", "source_under_check__title"]
@@ -30,13 +31,13 @@ class CaseAdmin(admin.ModelAdmin):
     list_select_related = ["lead_editor"]
 
 
-class EvidenceInline(admin.TabularInline):
+class EvidenceInline(ReadOnlyAdminMixin, admin.TabularInline):
     model = Evidence
     raw_id_fields = ["quotation"]
     extra = 0
 
 
-class ReviewAssignmentInline(admin.TabularInline):
+class ReviewAssignmentInline(ReadOnlyAdminMixin, admin.TabularInline):
     model = ReviewAssignment
     fk_name = "claim"
     fields = ["reviewer", "due_on", "decision", "decided_at", "comment"]
@@ -45,7 +46,7 @@ class ReviewAssignmentInline(admin.TabularInline):
 
 
 @admin.register(Claim)
-class ClaimAdmin(admin.ModelAdmin):
+class ClaimAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ["__str__", "case", "claimant", "status", "verdict", "author", "updated_at"]
     list_filter = ["status", "verdict", "case"]
     search_fields = ["statement", "claimant", "rationale", "quotation__exact"]
@@ -56,7 +57,7 @@ class ClaimAdmin(admin.ModelAdmin):
 
 
 @admin.register(Evidence)
-class EvidenceAdmin(admin.ModelAdmin):
+class EvidenceAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ["__str__", "claim", "stance", "added_by", "added_at"]
     list_filter = ["stance"]
     search_fields = ["note", "quotation__exact", "claim__statement"]
@@ -65,7 +66,7 @@ class EvidenceAdmin(admin.ModelAdmin):
 
 
 @admin.register(ReviewAssignment)
-class ReviewAssignmentAdmin(admin.ModelAdmin):
+class ReviewAssignmentAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ["claim", "reviewer", "decision", "due_on", "decided_at"]
     list_filter = ["decision", "due_on"]
     search_fields = ["claim__statement", "reviewer__username", "comment"]
@@ -75,8 +76,11 @@ class ReviewAssignmentAdmin(admin.ModelAdmin):
 
 
 @admin.register(Correction)
-class CorrectionAdmin(admin.ModelAdmin):
-    """Corrections move through the desk; a published entry is shown, never changed."""
+class CorrectionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    """
+    Corrections move through the desk (draft, second-person approval, publication);
+    the admin shows them and, for a published entry, never even offers a change.
+    """
 
     list_display = ["__str__", "case", "kind", "status", "sequence", "published_at"]
     list_filter = ["kind", "status", "published_at"]
@@ -106,7 +110,7 @@ class CorrectionAdmin(admin.ModelAdmin):
 
 
 @admin.register(Comment)
-class CommentAdmin(admin.ModelAdmin):
+class CommentAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ["claim", "author", "created_at"]
     list_filter = ["created_at"]
     search_fields = ["body", "claim__statement", "author__username"]
@@ -115,7 +119,7 @@ class CommentAdmin(admin.ModelAdmin):
 
 
 @admin.register(ErrorReport)
-class ErrorReportAdmin(admin.ModelAdmin):
+class ErrorReportAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ["created_at", "page_url", "status", "email", "handled_by"]
     list_filter = ["status", "created_at"]
     search_fields = ["message", "page_url", "email", "reply"]

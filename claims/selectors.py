@@ -12,13 +12,15 @@ from claims.models import (
     ReviewAssignment,
 )
 from factcheck.audit import history_for
+from factcheck.roles import cases_visible_to, claims_visible_to, sees_every_case
 from sources.models import Quotation
 
 
-def case_list():
-    """Every case with its claim counts, newest first."""
+def case_list(user=None):
+    """Every case (or every case ``user`` may open) with its claim counts, newest first."""
+    cases = Case.objects.all() if user is None else cases_visible_to(user)
     return (
-        Case.objects.select_related("source_under_check", "lead_editor")
+        cases.select_related("source_under_check", "lead_editor")
         .annotate(
             claim_count=Count("claims", distinct=True),
             published_count=Count(
@@ -29,10 +31,11 @@ def case_list():
     )
 
 
-def case_claims(case):
+def case_claims(case, user=None):
     """
     The claims of ``case`` in the order the article makes them, each with an
-    ``ordinal`` (1, 2, …) that stays the same whatever list it is shown in.
+    ``ordinal`` (1, 2, …) that stays the same whatever list it is shown in;
+    with ``user``, only the claims within their reach (``claims_visible_to``).
     """
     claims = list(
         Claim.objects.filter(case=case)
@@ -42,6 +45,9 @@ def case_claims(case):
     )
     for ordinal, claim in enumerate(claims, start=1):
         claim.ordinal = ordinal
+    if user is not None and not sees_every_case(user):
+        visible = set(claims_visible_to(user).filter(case=case).values_list("pk", flat=True))
+        claims = [claim for claim in claims if claim.pk in visible]
     return claims
 
 
@@ -82,10 +88,14 @@ def open_review_count(user):
     ).count()
 
 
-def claim_for_page(case, pk):
-    """The claim with everything its page shows, in a fixed number of queries."""
+def claim_for_page(case, pk, user=None):
+    """
+    The claim with everything its page shows, in a fixed number of queries;
+    with ``user``, Claim.DoesNotExist unless it is within their reach.
+    """
+    claims = Claim.objects.all() if user is None else claims_visible_to(user)
     return (
-        Claim.objects.filter(case=case, pk=pk)
+        claims.filter(case=case, pk=pk)
         .select_related(
             "case__source_under_check", "quotation__version__source", "verdict", "author"
         )

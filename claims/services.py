@@ -10,7 +10,7 @@ from claims.models import Case, Claim, ClaimStatus, Comment, Decision, Evidence,
 from claims.workflow import Action, claim_digest, claim_transition
 from factcheck import search
 from factcheck.audit import acting_user, record
-from factcheck.roles import REVIEWER, is_editor, require_editor
+from factcheck.roles import REVIEWER, can_sign_off, is_editor, require_editor
 
 
 @transaction.atomic
@@ -229,6 +229,8 @@ def review_decide(*, assignment, reviewer, decision, comment="", digest_seen):
         )
     if claim.author_id == reviewer.pk:
         raise ValidationError("The claim's author cannot review it.", code="author")
+    if not can_sign_off(reviewer, assignment):
+        raise ValidationError("Only a member of Reviewer can sign off.", code="not_assigned")
     if claim.status != ClaimStatus.IN_REVIEW:
         raise ValidationError(
             f"The claim is {claim.get_status_display().lower()}, not in review.",

@@ -66,7 +66,7 @@ from claims.services import (
     reviewer_assign,
 )
 from claims.workflow import Action, allowed_actions, claim_content, claim_digest, claim_transition
-from factcheck.roles import is_editor
+from factcheck.roles import cases_visible_to, claims_visible_to, is_editor
 from sources.highlighting import mark_spans
 from sources.selectors import passage_occurrences
 from sources.services import quotation_create_from_selection
@@ -78,7 +78,7 @@ CORRECTIONS_PER_PAGE = 20
 
 @permission_required("claims.view_case", raise_exception=True)
 def case_list_view(request):
-    page = Paginator(case_list(), CASES_PER_PAGE).get_page(request.GET.get("page"))
+    page = Paginator(case_list(request.user), CASES_PER_PAGE).get_page(request.GET.get("page"))
     return render(request, "claims/case_list.html", {"page": page})
 
 
@@ -99,7 +99,8 @@ def _filtered(claims, *, status, verdict, reviewer):
 @permission_required("claims.view_case", raise_exception=True)
 def case_detail_view(request, slug, create_form=None, status_code=200):
     case = get_object_or_404(
-        Case.objects.select_related("source_under_check", "lead_editor"), slug=slug
+        cases_visible_to(request.user).select_related("source_under_check", "lead_editor"),
+        slug=slug,
     )
     filters = {
         "status": request.GET.get("status", ""),
@@ -108,7 +109,7 @@ def case_detail_view(request, slug, create_form=None, status_code=200):
     }
     if filters["status"] not in ClaimStatus.values:
         filters["status"] = ""
-    all_claims = case_claims(case)
+    all_claims = case_claims(case, request.user)
     claims = _filtered(all_claims, **filters)
     context = {"case": case, "claims": claims, "filtered": any(filters.values()), **filters}
     if request.htmx and request.htmx.target == "claim-list":
@@ -188,6 +189,7 @@ def case_create_view(request):
     return render(request, "claims/case_form.html", {"form": form}, status=status)
 
 
+@permission_required("claims.view_reviewassignment", raise_exception=True)
 def my_reviews_view(request):
     page = Paginator(reviews_for(request.user), REVIEWS_PER_PAGE).get_page(request.GET.get("page"))
     return render(request, "claims/my_reviews.html", {"page": page})
@@ -357,7 +359,7 @@ def public_claim_view(request, slug, pk):
 
 def _claim_context(request, case, pk, **extra):
     try:
-        claim = claim_for_page(case, pk)
+        claim = claim_for_page(case, pk, request.user)
     except Claim.DoesNotExist:
         raise Http404("No such claim in this case.") from None
     evidence_texts = [item.quotation.exact for item in claim.evidence.all()]
@@ -378,8 +380,11 @@ def _claim_context(request, case, pk, **extra):
     return context | extra
 
 
-def _case(slug):
-    return get_object_or_404(Case.objects.select_related("source_under_check"), slug=slug)
+def _case(request, slug):
+    """The case, if ``request.user`` may open it (``cases_visible_to``); else 404."""
+    return get_object_or_404(
+        cases_visible_to(request.user).select_related("source_under_check"), slug=slug
+    )
 
 
 def _submit(request, case, pk, *, form, form_key, partial, action):
@@ -404,15 +409,15 @@ def _partial(request, name, context, status=200):
 
 @permission_required("claims.view_claim", raise_exception=True)
 def claim_detail_view(request, slug, pk):
-    case = _case(slug)
+    case = _case(request, slug)
     return render(request, "claims/claim_detail.html", _claim_context(request, case, pk))
 
 
 @require_POST
 @permission_required("claims.change_claim", raise_exception=True)
 def claim_edit_view(request, slug, pk):
-    case = _case(slug)
-    claim = get_object_or_404(Claim, case=case, pk=pk)
+    case = _case(request, slug)
+    claim = get_object_or_404(claims_visible_to(request.user), case=case, pk=pk)
     form = ClaimForm(request.POST, instance=Claim.objects.get(pk=claim.pk))
     if not form.is_valid():
         return _partial(request, "claim-fields", _claim_context(request, case, pk, form=form), 422)
@@ -452,8 +457,8 @@ def claim_edit_view(request, slug, pk):
 
 @permission_required("claims.change_evidence", raise_exception=True)
 def quotation_search_view(request, slug, pk):
-    case = _case(slug)
-    claim = get_object_or_404(Claim, case=case, pk=pk)
+    case = _case(request, slug)
+    claim = get_object_or_404(claims_visible_to(request.user), case=case, pk=pk)
     query = request.GET.get("q", "").strip()
     results = quotations_for_evidence(case, query) if len(query) >= 2 else []
     return render(
@@ -466,8 +471,8 @@ def quotation_search_view(request, slug, pk):
 @require_POST
 @permission_required("claims.add_evidence", raise_exception=True)
 def evidence_add_view(request, slug, pk):
-    case = _case(slug)
-    claim = get_object_or_404(Claim, case=case, pk=pk)
+    case = _case(request, slug)
+    claim = get_object_or_404(claims_visible_to(request.user), case=case, pk=pk)
     return _submit(
         request,
         case,
@@ -482,7 +487,7 @@ def evidence_add_view(request, slug, pk):
 @require_POST
 @permission_required("claims.delete_evidence", raise_exception=True)
 def evidence_remove_view(request, slug, pk, evidence_pk):
-    case = _case(slug)
+    case = _case(request, slug)
     evidence = get_object_or_404(Evidence, pk=evidence_pk, claim__case=case, claim_id=pk)
     try:
         evidence_remove(evidence=evidence, editor=request.user)
@@ -494,8 +499,8 @@ def evidence_remove_view(request, slug, pk, evidence_pk):
 @require_POST
 @permission_required("claims.assign_reviewer", raise_exception=True)
 def reviewer_assign_view(request, slug, pk):
-    case = _case(slug)
-    claim = get_object_or_404(Claim, case=case, pk=pk)
+    case = _case(request, slug)
+    claim = get_object_or_404(claims_visible_to(request.user), case=case, pk=pk)
     return _submit(
         request,
         case,
@@ -510,8 +515,8 @@ def reviewer_assign_view(request, slug, pk):
 @require_POST
 @permission_required("claims.view_claim", raise_exception=True)
 def claim_transition_view(request, slug, pk):
-    case = _case(slug)
-    claim = get_object_or_404(Claim, case=case, pk=pk)
+    case = _case(request, slug)
+    claim = get_object_or_404(claims_visible_to(request.user), case=case, pk=pk)
     action = request.POST.get("action", "")
     if action not in Action.values or action == Action.REOPEN:
         return HttpResponseBadRequest("Unknown action.")
@@ -532,8 +537,8 @@ def claim_transition_view(request, slug, pk):
 @require_POST
 @permission_required("claims.add_comment", raise_exception=True)
 def comment_add_view(request, slug, pk):
-    case = _case(slug)
-    claim = get_object_or_404(Claim, case=case, pk=pk)
+    case = _case(request, slug)
+    claim = get_object_or_404(claims_visible_to(request.user), case=case, pk=pk)
     return _submit(
         request,
         case,
@@ -653,7 +658,8 @@ def correction_step_view(request, pk, step):
             messages.success(request, f"Correction published as entry {correction.sequence}.")
     except ValidationError as refused:
         messages.error(request, " ".join(refused.messages))
-        return corrections_desk_view(request, status=409)
+        status = 403 if refused.code in {"not_editor", "not_allowed"} else 409
+        return corrections_desk_view(request, status=status)
     return redirect("claims:corrections_desk")
 
 

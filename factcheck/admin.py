@@ -1,6 +1,71 @@
 from django.contrib import admin
 
+from factcheck.audit import record
 from factcheck.models import AuditEvent, Organisation, SearchEntry
+
+
+class ReadOnlyAdminMixin:
+    """
+    Shown in the admin, never written there: these rows change only through the
+    app's service functions, which apply the workflow's rules (state machine,
+    versions, second-person approval, sign-off voiding) and write the audit trail.
+    """
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+def _plain(value):
+    """A form value as JSON-able data for an audit event (a row by its primary key)."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if hasattr(value, "_meta"):
+        return value.pk
+    if isinstance(value, (list, tuple, set)) or hasattr(value, "model"):
+        return [_plain(item) for item in value]
+    return str(value)
+
+
+class AuditedAdminMixin:
+    """
+    Writes through the admin leave an audit event like the app's own:
+    ``<model>.admin_add``, ``<model>.admin_change`` with each changed field as
+    ``[old, new]``, and ``<model>.admin_delete`` (also for the bulk delete action).
+    """
+
+    def _audit(self, request, obj, verb, changes=None):
+        record(
+            actor=request.user,
+            action=f"{obj._meta.model_name}.admin_{verb}",
+            target=obj,
+            changes=changes,
+        )
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        changes = {
+            name: [
+                _plain(form.initial.get(name)) if change else None,
+                _plain(form.cleaned_data.get(name)),
+            ]
+            for name in form.changed_data
+        }
+        self._audit(request, obj, "change" if change else "add", changes)
+
+    def delete_model(self, request, obj):
+        self._audit(request, obj, "delete")
+        super().delete_model(request, obj)
+
+    def delete_queryset(self, request, queryset):
+        for obj in queryset:
+            self._audit(request, obj, "delete")
+        super().delete_queryset(request, queryset)
 
 
 @admin.register(AuditEvent)
@@ -39,7 +104,7 @@ class SearchEntryAdmin(admin.ModelAdmin):
 
 
 @admin.register(Organisation)
-class OrganisationAdmin(admin.ModelAdmin):
+class OrganisationAdmin(AuditedAdminMixin, admin.ModelAdmin):
     """The publisher's name, address, logo and corrections policy, set once."""
 
     list_display = ["name", "url", "corrections_policy_url"]

@@ -92,3 +92,67 @@ def role_names(user):
     if user.is_superuser:
         names.insert(0, "Administrator")
     return names
+
+
+# Object-level rules: who may see which case and claim.
+#
+# Editors (and administrators) work on every case. A reviewer works on the
+# claims assigned to them, and so on the cases those claims belong to; other
+# claims and cases are outside their reach. A user without a role reaches
+# nothing internal. Views look objects up through these querysets, so an
+# object outside one's reach is a 404, the same answer as one that does not
+# exist; a missing role is a 403 (``permission_required``).
+
+
+def sees_every_case(user):
+    """
+    Whether ``user`` may read every case and claim: whoever may edit claims
+    (editors and administrators). A permission, not a group lookup, so that it
+    costs no query once the request's permission check has loaded them.
+    """
+    return user.is_authenticated and user.has_perm("claims.change_claim")
+
+
+def works_on_reviews(user):
+    """Whether ``user`` holds the reviewer's permission to sign off."""
+    return user.is_authenticated and user.has_perm(SIGN_OFF_CLAIM)
+
+
+def cases_visible_to(user):
+    """The cases ``user`` may open: all for editors, those with a claim assigned to a reviewer."""
+    from claims.models import Case
+
+    if sees_every_case(user):
+        return Case.objects.all()
+    if works_on_reviews(user):
+        return Case.objects.filter(pk__in=claims_visible_to(user).values("case_id"))
+    return Case.objects.none()
+
+
+def claims_visible_to(user):
+    """The claims ``user`` may open: all for editors, a reviewer's assigned claims."""
+    from claims.models import Claim
+
+    if sees_every_case(user):
+        return Claim.objects.all()
+    if works_on_reviews(user):
+        return Claim.objects.filter(assignments__reviewer=user)
+    return Claim.objects.none()
+
+
+def can_see_claim(user, claim):
+    """Whether ``claim`` is within ``user``'s reach (see ``claims_visible_to``)."""
+    return claims_visible_to(user).filter(pk=claim.pk).exists()
+
+
+def can_sign_off(user, assignment):
+    """
+    Whether ``user`` may decide on ``assignment``: only its own reviewer, who
+    holds the Reviewer role and is not the author of the claim.
+    """
+    return (
+        user.is_authenticated
+        and assignment.reviewer_id == user.pk
+        and assignment.claim.author_id != user.pk
+        and user.has_perm(SIGN_OFF_CLAIM)
+    )

@@ -1,5 +1,6 @@
 from django.contrib import admin
 
+from factcheck.admin import AuditedAdminMixin, ReadOnlyAdminMixin
 from sources.models import Quotation, Reanchoring, Source, SourceVersion
 
 
@@ -16,7 +17,7 @@ class SourceVersionInline(admin.TabularInline):
 
 
 @admin.register(Source)
-class SourceAdmin(admin.ModelAdmin):
+class SourceAdmin(AuditedAdminMixin, admin.ModelAdmin):
     list_display = ["title", "publisher", "role", "published_on", "accessed_on"]
     list_filter = ["role", "publisher", "published_on"]
     search_fields = ["title", "publisher", "authors", "url", "notes"]
@@ -25,7 +26,7 @@ class SourceAdmin(admin.ModelAdmin):
 
 
 @admin.register(SourceVersion)
-class SourceVersionAdmin(admin.ModelAdmin):
+class SourceVersionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     """Versions are immutable: the admin shows them, uploads happen in the app."""
 
     list_display = [
@@ -63,7 +64,7 @@ class SourceVersionAdmin(admin.ModelAdmin):
 
 
 @admin.register(Quotation)
-class QuotationAdmin(admin.ModelAdmin):
+class QuotationAdmin(AuditedAdminMixin, admin.ModelAdmin):
     list_display = ["__str__", "version", "start", "end", "page", "created_at"]
     list_filter = ["version__source__role", "created_at"]
     search_fields = ["exact", "version__source__title"]
@@ -74,6 +75,10 @@ class QuotationAdmin(admin.ModelAdmin):
     def has_change_permission(self, request, obj=None):
         # A saved quotation is evidence someone relied on: it is shown, never edited.
         return obj is None and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        # Nor deleted: claims and evidence point at it.
+        return False
 
     def save_model(self, request, obj, form, change):
         fresh = Quotation.for_span(obj.version, obj.start, obj.end, created_by=request.user)
@@ -87,7 +92,7 @@ class QuotationAdmin(admin.ModelAdmin):
 
 
 @admin.register(Reanchoring)
-class ReanchoringAdmin(admin.ModelAdmin):
+class ReanchoringAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     """What re-anchoring made of each quotation; confirmation happens on the source page."""
 
     list_display = ["quotation", "version", "status", "confirmed_by", "confirmed_at"]

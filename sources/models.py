@@ -331,6 +331,8 @@ class Quotation(models.Model):
 
     def clean(self):
         super().clean()
+        if self.version_id is None:
+            return  # the missing version is the field's own error; nothing to match against
         self.check_matches_source()
 
     def check_matches_source(self):

@@ -3,7 +3,7 @@ from django.contrib import admin
 from django.urls import reverse
 from django_tasks_db.models import DBTaskResult
 
-from claims.models import ErrorReport
+from claims.models import Claim, Comment, Correction, ErrorReport, Evidence, ReviewAssignment
 from factcheck.models import AuditEvent, Organisation, SearchEntry
 from sources.models import Reanchoring, SourceVersion
 from sources.services import source_version_create_from_text
@@ -19,8 +19,23 @@ from tests.factories import (
 #: Models whose rows only the app's own service functions create: the audit
 #: trail (append-only), source versions (uploads go through extraction), what
 #: re-anchoring made, the search index and the task queue; and the organisation's
-#: settings, which have one row (the fixture makes it).
-ADD_DISABLED = {AuditEvent, SourceVersion, DBTaskResult, SearchEntry, Reanchoring, Organisation}
+#: settings, which have one row (the fixture makes it). The claims' workflow
+#: records (claims, evidence, assignments, corrections, comments, readers'
+#: reports) are read-only in the admin: they change only through the services.
+ADD_DISABLED = {
+    AuditEvent,
+    SourceVersion,
+    DBTaskResult,
+    SearchEntry,
+    Reanchoring,
+    Organisation,
+    Claim,
+    Evidence,
+    ReviewAssignment,
+    Correction,
+    Comment,
+    ErrorReport,
+}
 
 REGISTERED = sorted(admin.site._registry, key=lambda model: model._meta.label)
 

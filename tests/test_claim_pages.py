@@ -156,6 +156,8 @@ def test_an_illegal_action_is_refused_with_what_is_missing(editor_client, claim)
 
 
 def test_a_reviewer_cannot_edit_or_publish(client, reviewer, claim):
+    # Even the claim's own reviewer (any other reviewer does not reach it: 404).
+    ReviewAssignmentFactory(claim=claim, reviewer=reviewer)
     client.force_login(reviewer)
 
     assert edit(client, claim, claim.version, statement="x").status_code == 403
