@@ -140,6 +140,13 @@ def claims_visible_to(user):
     return Claim.objects.none()
 
 
+def claim_ids_visible_to(user):
+    """None when ``user`` sees every claim, else the ids of those they may open."""
+    if sees_every_case(user):
+        return None
+    return list(claims_visible_to(user).values_list("pk", flat=True))
+
+
 def can_see_claim(user, claim):
     """Whether ``claim`` is within ``user``'s reach (see ``claims_visible_to``)."""
     return claims_visible_to(user).filter(pk=claim.pk).exists()

@@ -82,14 +82,15 @@ def chunk_text(text, size=1200):
 class SearchResults:
     """A lazily counted, sliceable result list, so Django's Paginator can page it."""
 
-    def __init__(self, query):
+    def __init__(self, query, claim_ids=None):
         self.query = query
         self.terms = WORD.findall(query)
+        self.claim_ids = claim_ids
         self._count = None
 
     def count(self):
         if self._count is None:
-            self._count = _count(self.terms) if self.terms else 0
+            self._count = _count(self.terms, self.claim_ids) if self.terms else 0
         return self._count
 
     def __len__(self):
@@ -100,12 +101,28 @@ class SearchResults:
             raise TypeError("Search results are read a page at a time.")
         if not self.terms:
             return []
-        return _fetch(self.terms, window.start or 0, window.stop - (window.start or 0))
+        return _fetch(
+            self.terms, window.start or 0, window.stop - (window.start or 0), self.claim_ids
+        )
 
 
-def search(query):
-    """Passages matching every word of ``query``, best first (use with a Paginator)."""
-    return SearchResults(query)
+def search(query, *, claim_ids=None):
+    """
+    Passages matching every word of ``query``, best first (use with a
+    Paginator). ``claim_ids``, when given, are the only claims whose entries
+    may appear: a reviewer finds sources, and only the claims assigned to them.
+    """
+    return SearchResults(query, None if claim_ids is None else [int(pk) for pk in claim_ids])
+
+
+def _claims_filter(claim_ids):
+    """SQL that keeps the entries of other kinds and of the claims in ``claim_ids``."""
+    if claim_ids is None:
+        return "", []
+    if not claim_ids:
+        return " AND e.kind <> 'claim'", []
+    placeholders = ", ".join(["%s"] * len(claim_ids))
+    return f" AND (e.kind <> 'claim' OR e.object_id IN ({placeholders}))", list(claim_ids)
 
 
 def _sqlite_match(terms):
@@ -113,37 +130,47 @@ def _sqlite_match(terms):
     return " ".join('"' + term.replace('"', '""') + '"' for term in terms)
 
 
-def _count(terms):
+def _count(terms, claim_ids):
+    only, only_params = _claims_filter(claim_ids)
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             cursor.execute(
-                "SELECT count(*) FROM factcheck_searchentry "
-                "WHERE to_tsvector('english', title || ' ' || body) "
-                "@@ plainto_tsquery('english', %s)",
-                [" ".join(terms)],
+                "SELECT count(*) FROM factcheck_searchentry e "
+                "WHERE to_tsvector('english', e.title || ' ' || e.body) "
+                "@@ plainto_tsquery('english', %s)" + only,
+                [" ".join(terms), *only_params],
             )
-        else:
+        elif claim_ids is None:
             cursor.execute(
                 "SELECT count(*) FROM factcheck_searchentry_fts WHERE factcheck_searchentry_fts "
                 "MATCH %s",
                 [_sqlite_match(terms)],
             )
+        else:
+            cursor.execute(
+                "SELECT count(*) FROM factcheck_searchentry_fts JOIN factcheck_searchentry e "
+                "ON e.id = factcheck_searchentry_fts.rowid "
+                "WHERE factcheck_searchentry_fts MATCH %s" + only,
+                [_sqlite_match(terms), *only_params],
+            )
         return cursor.fetchone()[0]
 
 
-def _fetch(terms, offset, limit):
+def _fetch(terms, offset, limit, claim_ids):
+    only, only_params = _claims_filter(claim_ids)
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             cursor.execute(
                 "SELECT e.kind, e.object_id, e.title, e.url, e.location, ts_headline('english', "
                 "e.body, q, %s) FROM factcheck_searchentry e, plainto_tsquery('english', %s) q "
-                "WHERE to_tsvector('english', e.title || ' ' || e.body) @@ q "
+                "WHERE to_tsvector('english', e.title || ' ' || e.body) @@ q" + only + " "
                 "ORDER BY ts_rank(to_tsvector('english', e.title || ' ' || e.body), q) DESC, e.id "
                 "LIMIT %s OFFSET %s",
                 [
                     f"StartSel={MATCH_START}, StopSel={MATCH_END}, MaxWords={SNIPPET_WORDS}, "
                     'MinWords=12, MaxFragments=2, FragmentDelimiter=" … "',
                     " ".join(terms),
+                    *only_params,
                     limit,
                     offset,
                 ],
@@ -154,8 +181,17 @@ def _fetch(terms, offset, limit):
                 "snippet(factcheck_searchentry_fts, 1, %s, %s, '…', %s) "
                 "FROM factcheck_searchentry_fts JOIN factcheck_searchentry e "
                 "ON e.id = factcheck_searchentry_fts.rowid "
-                "WHERE factcheck_searchentry_fts MATCH %s ORDER BY rank, e.id LIMIT %s OFFSET %s",
-                [MATCH_START, MATCH_END, SNIPPET_WORDS, _sqlite_match(terms), limit, offset],
+                "WHERE factcheck_searchentry_fts MATCH %s" + only + " "
+                "ORDER BY rank, e.id LIMIT %s OFFSET %s",
+                [
+                    MATCH_START,
+                    MATCH_END,
+                    SNIPPET_WORDS,
+                    _sqlite_match(terms),
+                    *only_params,
+                    limit,
+                    offset,
+                ],
             )
         rows = cursor.fetchall()
     return [

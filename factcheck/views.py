@@ -3,6 +3,7 @@ from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import render
 
+from factcheck.roles import claim_ids_visible_to
 from factcheck.search import search
 
 RESULTS_PER_PAGE = 20
@@ -13,7 +14,8 @@ def search_view(request):
     query = request.GET.get("q", "").strip()[:200]
     page = None
     if query:
-        page = Paginator(search(query), RESULTS_PER_PAGE).get_page(request.GET.get("page"))
+        results = search(query, claim_ids=claim_ids_visible_to(request.user))
+        page = Paginator(results, RESULTS_PER_PAGE).get_page(request.GET.get("page"))
     context = {"query": query, "page": page}
     if request.htmx:
         return render(request, "search.html#results", context)

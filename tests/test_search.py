@@ -4,7 +4,7 @@ import pytest
 from django.urls import reverse
 
 from factcheck.search import Passage, chunk_text, replace_entries, search
-from tests.factories import SourceVersionFactory
+from tests.factories import ReviewAssignmentFactory, ReviewerFactory, SourceVersionFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -103,3 +103,35 @@ def test_the_search_page_says_when_nothing_matches(editor_client):
     response = editor_client.get(reverse("search"), {"q": "zebra"})
 
     assert "Nothing matches" in response.text
+
+
+def test_a_reviewer_finds_only_the_claims_assigned_to_them(client, first_case):
+    reviewer = ReviewerFactory()
+    claims = list(first_case.claims.order_by("pk")[:2])
+    ReviewAssignmentFactory(claim=claims[0], reviewer=reviewer)
+    for claim in claims:
+        replace_entries(
+            kind="claim",
+            object_id=claim.pk,
+            passages=[Passage(f"Claim {claim.pk}", "zanzibar wording", claim.get_absolute_url())],
+        )
+    client.force_login(reviewer)
+
+    response = client.get(reverse("search"), {"q": "zanzibar"})
+
+    assert "1 passage found" in response.text
+    assert claims[0].get_absolute_url() in response.text
+    assert claims[1].get_absolute_url() not in response.text
+
+
+def test_limiting_search_to_no_claims_still_finds_sources():
+    SourceVersionFactory(text="Quillwort appears in the source.")
+    replace_entries(
+        kind="claim", object_id=1, passages=[Passage("Claim 1", "quillwort claim", "/")]
+    )
+
+    results = search("quillwort", claim_ids=[])
+
+    assert results.count() == 1
+    assert [hit.kind for hit in results[0:10]] == ["source"]
+    assert search("quillwort").count() == 2
