@@ -529,7 +529,10 @@ def claim_transition_view(request, slug, pk):
         messages.error(request, " ".join(refused.messages))
         status = 403 if refused.code in {"not_editor", "not_assigned", "author"} else 409
         return _partial(request, "claim-fields", _claim_context(request, case, pk), status)
-    messages.success(request, f"{Action(action).label}: done.")
+    claim.refresh_from_db(fields=["status"])
+    messages.success(
+        request, f"{Action(action).label}: the claim is now {claim.get_status_display().lower()}."
+    )
     url = reverse("claims:claim_detail", args=[case.slug, claim.pk])
     return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
 
