@@ -114,12 +114,22 @@ DATABASE_URL = os.environ.get("DATABASE_URL", "")
 if DATABASE_URL:
     database = dj_database_url.parse(DATABASE_URL)
     if database["ENGINE"] == "django.db.backends.postgresql":
+        from psycopg_pool import ConnectionPool
+
         # The pool keeps connections; Django must not keep its own on top.
         database["CONN_MAX_AGE"] = 0
+        # With the database gone, a request waits at most DATABASE_POOL_TIMEOUT for a
+        # connection and then gets the 503 page (factcheck/middleware.py); connections
+        # are checked as they leave the pool, so the ones a restart killed are dropped,
+        # and a reconnection that keeps failing gives up as soon, so that the next
+        # request tries afresh instead of waiting out a long backoff.
+        pool_timeout = float(os.environ.get("DATABASE_POOL_TIMEOUT", "5"))
         database.setdefault("OPTIONS", {})["pool"] = {
             "min_size": int(os.environ.get("DATABASE_POOL_MIN_SIZE", "2")),
             "max_size": int(os.environ.get("DATABASE_POOL_MAX_SIZE", "10")),
-            "timeout": 10,
+            "timeout": pool_timeout,
+            "reconnect_timeout": pool_timeout,
+            "check": ConnectionPool.check_connection,
         }
 else:
     SQLITE_PATH.parent.mkdir(parents=True, exist_ok=True)

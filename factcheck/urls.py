@@ -5,6 +5,9 @@ from django.views.generic import RedirectView
 
 from factcheck.views import healthz_view, search_view
 
+# A lost database answers 503 with a plain page instead of a 500 (factcheck/middleware.py).
+handler500 = "factcheck.middleware.server_error"
+
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="claims:case_list"), name="home"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
