@@ -5,7 +5,7 @@ VENV  := .venv
 PY    := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup run test bench bench-web backup restore lint format clean screenshots
+.PHONY: setup run test bench bench-web load backup restore lint format clean screenshots
 
 $(STAMP): pyproject.toml scripts/find-python
 	@python=$$(PYTHON="$(PYTHON)" scripts/find-python) || exit 1; \
@@ -43,6 +43,12 @@ bench: setup
 ## BENCH_DATABASE_URL, BENCH_SCALE_FLAGS="--cases 50 --claims 2500 --sources 500" etc.).
 bench-web: setup
 	$(PY) bench/web.py
+
+## 50 users for 2 minutes with PostgreSQL stopped for 10 s in the middle, on a private
+## PostgreSQL (never the machine's own); checks every acknowledged write. Takes ~4 minutes.
+## Quick try: LOAD_DURATION=30s LOAD_USERS=10 make load
+load: setup
+	$(PY) bench/load.py
 
 ## Back up the database and MEDIA_ROOT into var/backups/<date and time> (or BACKUP=dir),
 ## with a manifest of SHA-256s and row counts. Uses the same environment as the app.
