@@ -5,7 +5,7 @@ VENV  := .venv
 PY    := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup run test bench bench-web load backup restore lint format clean screenshots
+.PHONY: setup run test bench bench-web load backup restore lint format clean screenshots audit
 
 $(STAMP): pyproject.toml scripts/find-python
 	@python=$$(PYTHON="$(PYTHON)" scripts/find-python) || exit 1; \
@@ -59,6 +59,11 @@ backup: setup
 restore: setup
 	@test -n "$(BACKUP)" || { echo "Name the backup: make restore BACKUP=var/backups/…"; exit 2; }
 	DEBUG=$${DEBUG:-true} $(PY) manage.py restore $(BACKUP)
+
+## Known vulnerabilities in the pinned dependencies: pip-audit --strict against PyPI's
+## vulnerability API, or, where only PyPI's project pages are reachable, their data.
+audit: setup
+	$(PY) scripts/audit-dependencies
 
 lint: setup
 	$(VENV)/bin/ruff check .

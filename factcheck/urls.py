@@ -1,17 +1,52 @@
+from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from django.views.generic import RedirectView
 
+from factcheck.auth import AdminLoginForm, LoginView, ResetForm
 from factcheck.views import healthz_view, search_view
 
 # A lost database answers 503 with a plain page instead of a 500 (factcheck/middleware.py).
 handler500 = "factcheck.middleware.server_error"
 
+# The admin's login counts failed attempts against the same limits as the site's.
+admin.site.login_form = AdminLoginForm
+RESET_LINK_HOURS = settings.PASSWORD_RESET_TIMEOUT // 3600
+
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="claims:case_list"), name="home"),
-    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("login/", LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    path(
+        "password/changed/",
+        auth_views.PasswordChangeDoneView.as_view(),
+        name="password_change_done",
+    ),
+    # Django's reset views are marked login_not_required already.
+    path(
+        "password/reset/",
+        auth_views.PasswordResetView.as_view(
+            form_class=ResetForm, extra_email_context={"timeout_hours": RESET_LINK_HOURS}
+        ),
+        name="password_reset",
+    ),
+    path(
+        "password/reset/sent/",
+        auth_views.PasswordResetDoneView.as_view(extra_context={"timeout_hours": RESET_LINK_HOURS}),
+        name="password_reset_done",
+    ),
+    path(
+        "password/reset/<uidb64>/<token>/",
+        auth_views.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path(
+        "password/reset/done/",
+        auth_views.PasswordResetCompleteView.as_view(),
+        name="password_reset_complete",
+    ),
     path("admin/", admin.site.urls),
     path("search/", search_view, name="search"),
     path("healthz", healthz_view, name="healthz"),

@@ -16,6 +16,10 @@ from django.urls.resolvers import RegexPattern, RoutePattern
 PUBLIC_URL_NAMES = {
     "login",
     "logout",
+    "password_reset",
+    "password_reset_done",
+    "password_reset_confirm",
+    "password_reset_complete",
     "claims:corrections_log",
     "claims:correction_detail",
     "claims:corrections_json",
@@ -26,6 +30,7 @@ PUBLIC_URL_NAMES = {
     "claims:report_error",
     "claims:public_claim",
     "admin:login",
+    "healthz",
 }
 
 #: Values for route converters; middleware answers before a view looks them up.

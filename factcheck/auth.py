@@ -1,0 +1,154 @@
+"""
+Logging in and resetting passwords: login throttling and the forms and views
+around Django's own auth views.
+
+Failed logins are limited per account (the typed username, whether or not it
+exists, so the limit tells nothing about which accounts exist) and per client
+address, counted in the cache (LocMem, or Redis when REDIS_URL is set, shared by
+every server process). Over either limit a login is refused without looking at
+the password, with status 429, until the window that began with the first
+counted attempt ends.
+"""
+
+import contextlib
+import hashlib
+import hmac
+
+from django.conf import settings
+from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm
+from django.core import mail
+from django.core.cache import cache
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+from django.tasks import task
+from django.template import loader
+
+#: Attempts allowed per window for one username, and from one client address.
+LOGIN_ATTEMPTS_PER_ACCOUNT = 5
+LOGIN_ATTEMPTS_PER_ADDRESS = 20
+LOGIN_WINDOW_SECONDS = 15 * 60
+
+THROTTLED_MESSAGE = (
+    "Too many failed logins for this account or from this address. Wait 15 minutes, then try again."
+)
+
+
+def client_address(request):
+    """
+    The client's IP address: REMOTE_ADDR, or with TRUST_X_FORWARDED_FOR the last
+    address in X-Forwarded-For (the one our own proxy appended).
+    """
+    if settings.TRUST_X_FORWARDED_FOR:
+        forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "").rsplit(",", 1)[-1].strip()
+        if forwarded:
+            return forwarded
+    return request.META.get("REMOTE_ADDR", "")
+
+
+def _counter_key(kind, value):
+    # Keyed hashes: the cache never holds usernames or addresses in the clear.
+    digest = hmac.new(settings.SECRET_KEY.encode(), value.encode(), hashlib.sha256).hexdigest()
+    return f"login-attempts:{kind}:{digest}"
+
+
+def _count(key):
+    cache.add(key, 0, LOGIN_WINDOW_SECONDS)
+    try:
+        return cache.incr(key)
+    except ValueError:  # expired between add and incr: a new window
+        cache.add(key, 1, LOGIN_WINDOW_SECONDS)
+        return 1
+
+
+class LoginThrottle:
+    """
+    The attempt counters of one login: the account's (by the typed username,
+    case-folded) and the client address's.
+
+    Each attempt is counted before the password is checked, so parallel
+    requests cannot slip past the limit; a successful login clears the
+    account's counter and gives its attempt back to the address.
+    """
+
+    def __init__(self, *, username, address):
+        self.account_key = _counter_key("account", username.strip().casefold())
+        self.address_key = _counter_key("address", address)
+
+    def attempt(self):
+        """Count one attempt; False when the account or the address is over its limit."""
+        account_attempts = _count(self.account_key)
+        address_attempts = _count(self.address_key)
+        return (
+            account_attempts <= LOGIN_ATTEMPTS_PER_ACCOUNT
+            and address_attempts <= LOGIN_ATTEMPTS_PER_ADDRESS
+        )
+
+    def succeeded(self):
+        """The attempt logged in: the account starts afresh, the address is not charged."""
+        cache.delete(self.account_key)
+        with contextlib.suppress(ValueError):  # the window ended meanwhile
+            cache.decr(self.address_key)
+
+
+class ThrottledLoginMixin:
+    """An authentication form that refuses to check a password while throttled."""
+
+    def clean(self):
+        username = self.cleaned_data.get("username")
+        password = self.cleaned_data.get("password")
+        if not (username and password):
+            return super().clean()
+        throttle = LoginThrottle(username=username, address=client_address(self.request))
+        if not throttle.attempt():
+            raise ValidationError(THROTTLED_MESSAGE, code="throttled")
+        cleaned_data = super().clean()
+        throttle.succeeded()
+        return cleaned_data
+
+
+class LoginForm(ThrottledLoginMixin, AuthenticationForm):
+    """The site's login form."""
+
+
+class AdminLoginForm(ThrottledLoginMixin, AdminAuthenticationForm):
+    """The admin's login form, counted against the same limits as the site's."""
+
+
+class LoginView(auth_views.LoginView):
+    """Django's login view with the throttled form; a throttled login answers 429."""
+
+    authentication_form = LoginForm
+
+    def form_invalid(self, form):
+        response = super().form_invalid(form)
+        if form.has_error(NON_FIELD_ERRORS, "throttled"):
+            response.status_code = 429
+            response["Retry-After"] = str(LOGIN_WINDOW_SECONDS)
+        return response
+
+
+@task
+def send_password_reset_mail(*, subject, body, to_email):
+    """Send one password-reset mail through the default mailer."""
+    mail.send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [to_email])
+
+
+class ResetForm(PasswordResetForm):
+    """
+    Django's password-reset form, mailing from a background task: the page
+    answers as fast for an address with an account as for one without.
+    """
+
+    def send_mail(
+        self,
+        subject_template_name,
+        email_template_name,
+        context,
+        from_email,
+        to_email,
+        html_email_template_name=None,
+    ):
+        subject = "".join(loader.render_to_string(subject_template_name, context).splitlines())
+        body = loader.render_to_string(email_template_name, context)
+        send_password_reset_mail.enqueue(subject=subject, body=body, to_email=to_email)
