@@ -10,16 +10,15 @@ Chromium missing outside CI skips those modules with how to install it; in CI
 a missing browser fails the run.
 """
 
-import importlib
 import os
 import shutil
 from pathlib import Path
 
 import pytest
-from django.apps import apps as django_apps
 
 from claims.seed import seed_first_case
 from tests.factories import EditorFactory, ReviewerFactory
+from tests.migrated_rows import restore_data_migrations
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "screenshots"
@@ -76,18 +75,6 @@ def browser():
         )
         yield browser
         browser.close()
-
-
-def restore_data_migrations():
-    """
-    Put back what the data migrations made (roles, the rating scale): the flush
-    that ends every transactional test empties those tables too.
-    """
-    for module, function in (
-        ("factcheck.migrations.0003_roles", "create_roles"),
-        ("claims.migrations.0002_default_rating_scale", "create_default_scale"),
-    ):
-        getattr(importlib.import_module(module), function)(django_apps, None)
 
 
 @pytest.fixture

@@ -1,7 +1,28 @@
 import pytest
+from pytest_django.plugin import blocking_manager_key
 
 from claims.seed import seed_first_case
 from tests.factories import EditorFactory, ReviewerFactory
+from tests.migrated_rows import restore_data_migrations
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """
+    After a transactional test's tables have been flushed (the last of its
+    fixtures to finish), put back the rows the data migrations made, so the
+    tests after it see a freshly migrated database.
+    """
+    result = yield
+    marker = item.get_closest_marker("django_db")
+    transactional = (marker is not None and marker.kwargs.get("transaction")) or any(
+        name in item.fixturenames for name in ("transactional_db", "live_server")
+    )
+    # After the last test the test database is already gone.
+    if transactional and nextitem is not None:
+        with item.config.stash[blocking_manager_key].unblock():
+            restore_data_migrations()
+    return result
 
 
 @pytest.fixture

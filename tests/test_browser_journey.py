@@ -28,10 +28,10 @@ from tests.browser import (
     PHONE,
     log_in,
     new_page,
-    restore_data_migrations,
     shot,
 )
 from tests.factories import EditorFactory, EvidenceFactory
+from tests.migrated_rows import restore_data_migrations
 
 # The live server's thread must see committed rows.
 pytestmark = pytest.mark.django_db(transaction=True)

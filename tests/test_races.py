@@ -19,7 +19,6 @@ from claims.models import Claim, ClaimStatus, Decision, ReviewAssignment
 from claims.services import claim_submit_for_review, evidence_add, review_decide, reviewer_assign
 from claims.workflow import Action, claim_digest, claim_transition
 from factcheck.models import AuditEvent
-from tests.browser import restore_data_migrations
 from tests.factories import (
     ClaimFactory,
     EditorFactory,
@@ -27,6 +26,7 @@ from tests.factories import (
     RatingFactory,
     ReviewerFactory,
 )
+from tests.migrated_rows import restore_data_migrations
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
