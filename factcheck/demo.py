@@ -13,7 +13,8 @@ from django.db import transaction
 
 from factcheck.roles import EDITOR, REVIEWER
 
-DEMO_PASSWORD = "demo-only-not-secret"
+# Public on purpose: printed by `make run`; demo users exist only with DEBUG on.
+DEMO_PASSWORD = "demo-only-not-secret"  # noqa: S105
 DEMO_EDITOR = "editor"
 
 DEMO_USERS = [

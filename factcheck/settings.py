@@ -36,7 +36,7 @@ def env_list(name):
 DEBUG = env_bool("DEBUG")
 
 # Only ever used with DEBUG on; production refuses it below.
-DEVELOPMENT_SECRET_KEY = "django-insecure-factcheck-development-key-do-not-deploy"
+DEVELOPMENT_SECRET_KEY = "django-insecure-factcheck-development-key-do-not-deploy"  # noqa: S105
 SECRET_KEY = os.environ.get("SECRET_KEY") or DEVELOPMENT_SECRET_KEY
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS")
 
