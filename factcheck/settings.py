@@ -252,6 +252,14 @@ SOURCE_UPLOAD_MAX_BYTES = int(os.environ.get("SOURCE_UPLOAD_MAX_BYTES", 25 * 102
 # hostile file can neither hang nor exhaust the worker.
 EXTRACTION_TIME_LIMIT_SECONDS = float(os.environ.get("EXTRACTION_TIME_LIMIT_SECONDS", 60))
 EXTRACTION_MEMORY_LIMIT_MB = int(os.environ.get("EXTRACTION_MEMORY_LIMIT_MB", 768))
+# A PDF is refused before PDFium reads it when it has more pages than this, or a stream
+# that inflates past EXTRACTION_PDF_MAX_STREAM_MB (unset: an eighth of the memory limit).
+EXTRACTION_PDF_MAX_PAGES = int(os.environ.get("EXTRACTION_PDF_MAX_PAGES", 5000))
+EXTRACTION_PDF_MAX_STREAM_MB = (
+    int(os.environ["EXTRACTION_PDF_MAX_STREAM_MB"])
+    if os.environ.get("EXTRACTION_PDF_MAX_STREAM_MB")
+    else None
+)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 # Pasted source text arrives as a form field, not a file: allow a long article.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024

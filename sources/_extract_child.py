@@ -1,4 +1,5 @@
-"""The extraction child process: ``python -m sources._extract_child MEDIA_TYPE TIME MEMORY_MB``.
+"""The extraction child process:
+``python -m sources._extract_child MEDIA_TYPE TIME MEMORY_MB MAX_PAGES MAX_STREAM_MB``.
 
 Reads the uploaded bytes on stdin, extracts the text and writes ONE JSON object to stdout:
 
@@ -8,6 +9,12 @@ Reads the uploaded bytes on stdin, extracts the text and writes ONE JSON object 
 Resource limits (address space, CPU seconds, no core dumps) are set here, first thing, before
 any parser is imported, so they also bound the libraries' own start-up. The parent
 (:mod:`sources.extraction`) adds a wall-clock limit and kills the process group past it.
+
+A PDF is first checked by pypdf (:func:`check_pdf_structure`), with output limits derived
+from the memory cap, for what a hostile file uses: more pages than ``MAX_PAGES``, a stream
+that inflates past ``MAX_STREAM_MB``, structure nested too deeply or a page tree that loops.
+Anything else pypdf cannot read is left to PDFium, which extracts the text and repairs what
+it can.
 
 This module imports only the standard library at import time (the parent imports
 :func:`canonical_text` from here) and never Django; the PDF and HTML libraries are imported
@@ -70,6 +77,183 @@ def _join(parts: list[tuple[str, str]], separator: str) -> tuple[str, list[dict]
 
 
 # --------------------------------------------------------------------------------------------
+# PDF structural pre-check (pypdf)
+# --------------------------------------------------------------------------------------------
+
+#: Direct objects nested deeper than this are refused. PDFium stops parsing at 64 levels, and
+#: real files stay far below that; a deeper nesting is built to exhaust a parser's stack.
+MAX_PDF_NESTING = 100
+
+#: Defaults for a direct call of :func:`extract_pdf` (the parent passes its settings).
+DEFAULT_MAX_PAGES = 5000
+DEFAULT_MAX_STREAM_MB = 64
+
+
+def max_stream_mb_for(memory_limit_mb: int) -> int:
+    """The most one PDF stream may inflate to under a ``memory_limit_mb`` address-space cap:
+    an eighth, so that a chain of filters (each output held while the next one runs), the
+    parsed objects and PDFium itself still fit."""
+    return max(1, memory_limit_mb // 8)
+
+
+def _refused(reason: str) -> Failure:
+    return Failure("failed", f"This PDF was refused: {reason}")
+
+
+def _too_many_pages(count: int | None, max_pages: int) -> Failure:
+    if count is None:
+        return _refused(f"it has more than {max_pages:,} pages, the most that is accepted.")
+    return _refused(f"it has {count:,} pages, more than the limit of {max_pages:,} pages.")
+
+
+def _bomb(max_stream_mb: int) -> Failure:
+    return _refused(
+        f"a compressed stream expands beyond {max_stream_mb} MB — possibly a decompression bomb."
+    )
+
+
+_NESTED = _refused(
+    f"its structure is nested too deeply (more than {MAX_PDF_NESTING} levels) — possibly "
+    "built to exhaust the reader."
+)
+_CIRCULAR = _refused(
+    "its page tree is circular (a node lists itself, or one of its parents, as a child)."
+)
+
+
+def _caused_by_recursion(exc: BaseException) -> bool:
+    seen = 0
+    while exc is not None and seen < 20:
+        if isinstance(exc, RecursionError):
+            return True
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return False
+
+
+def _limit_failure(exc: Exception, max_pages: int, max_stream_mb: int) -> Failure | None:
+    """The refusal for a pypdf LimitReachedError met while reading the structure, or None
+    when the limit is one that a damaged but repairable file can reach (left to PDFium)."""
+    message = str(exc).lower()
+    if "decompress" in message or "decoding" in message or "buffer size" in message:
+        return _bomb(max_stream_mb)
+    if "cycl" in message or "loop" in message:
+        return _CIRCULAR
+    if "page tree entry" in message or "page entry" in message:
+        return _too_many_pages(None, max_pages)
+    if "depth" in message:
+        return _NESTED
+    return None
+
+
+def _pypdf_configuration(pypdf, max_stream_bytes: int, max_pages: int):
+    """pypdf's resource limits, set explicitly from ours (its module-level ``*_MAX_*``
+    constants are gone in pypdf 7: changing them raises DeprecationError)."""
+    return pypdf.Configuration().with_overwrites(
+        zlib_maximum_output_length=max_stream_bytes,
+        lzw_maximum_output_length=max_stream_bytes,
+        run_length_maximum_output_length=max_stream_bytes,
+        jbig2_maximum_output_length=max_stream_bytes,
+        brotli_maximum_output_length=max_stream_bytes,
+        maximum_declared_stream_length=max_stream_bytes,
+        array_based_stream_maximum_output_length=max_stream_bytes,
+        image_maximum_buffer_size=max_stream_bytes,
+        stream_decoding_work_maximum_length=4 * max_stream_bytes,
+        # Entries (pages and /Pages nodes) of the page tree: room for max_pages pages.
+        page_tree_maximum_entries=2 * max_pages + 100,
+        # Never run an external program (jbig2dec) on an upload.
+        jbig2dec_binary=None,
+    )
+
+
+def _walk_pdf_objects(reader, max_stream_mb: int) -> None:
+    """Visit every object reachable from the catalog once, without recursion (so loops and
+    deep chains of references cost nothing extra), decoding each stream under the limits and
+    dropping the result. Raises Failure for nesting past MAX_PDF_NESTING and for a stream
+    that reaches a decoding limit."""
+    from pypdf.errors import LimitReachedError
+    from pypdf.filters import decode_stream_data
+    from pypdf.generic import (
+        ArrayObject,
+        DictionaryObject,
+        EncodedStreamObject,
+        IndirectObject,
+    )
+
+    visited: set[tuple[int, int]] = set()
+    stack = [(reader.trailer.raw_get("/Root"), 0)]
+    while stack:
+        obj, depth = stack.pop()
+        if isinstance(obj, IndirectObject):
+            key = (obj.idnum, obj.generation)
+            if key not in visited:
+                visited.add(key)
+                stack.append((obj.get_object(), 0))
+            continue
+        if depth > MAX_PDF_NESTING:
+            raise _NESTED
+        if isinstance(obj, EncodedStreamObject):
+            try:
+                decode_stream_data(obj)
+            except LimitReachedError:
+                raise _bomb(max_stream_mb) from None
+            except Exception:  # noqa: S110 - an undecodable stream is PDFium's to judge
+                pass
+        if isinstance(obj, DictionaryObject):
+            stack.extend((value, depth + 1) for value in obj.values())
+        elif isinstance(obj, ArrayObject):
+            stack.extend((value, depth + 1) for value in obj)
+
+
+def check_pdf_structure(content: bytes, *, max_pages: int, max_stream_mb: int) -> None:
+    """Refuse (raise :class:`Failure`) a PDF that is built to exhaust a reader: more than
+    ``max_pages`` pages, a stream that inflates past ``max_stream_mb`` MB, objects nested
+    deeper than :data:`MAX_PDF_NESTING`, or a page tree that contains itself.
+
+    pypdf (strict=False) reads the structure with its output limits set from ours. Whatever
+    else it cannot read (a broken cross-reference table, a truncated file, a password, a
+    pypdf bug) is not refused here: PDFium repairs what it can and reports the rest.
+    """
+    import gc
+    import io
+
+    import pypdf
+    from pypdf.errors import LimitReachedError, PdfReadError
+
+    configuration = _pypdf_configuration(pypdf, max_stream_mb * 1024 * 1024, max_pages)
+    reader = None
+    try:
+        with pypdf.apply_configuration(configuration):
+            reader = pypdf.PdfReader(io.BytesIO(content), strict=False)
+            if reader.is_encrypted and not reader.decrypt(""):
+                return  # needs a password: PDFium says so
+            count = len(reader.pages)
+            if count > max_pages:
+                raise _too_many_pages(count, max_pages)
+            _walk_pdf_objects(reader, max_stream_mb)
+    except Failure:
+        raise
+    except RecursionError:
+        raise _NESTED from None
+    except LimitReachedError as exc:
+        failure = _limit_failure(exc, max_pages, max_stream_mb)
+        if failure is not None:
+            raise failure from None
+    except PdfReadError as exc:
+        if _caused_by_recursion(exc):
+            raise _NESTED from None
+        if "cycl" in str(exc).lower():
+            raise _CIRCULAR from None
+    except MemoryError:
+        pass  # pypdf's object cache outgrew the cap: PDFium, lighter, decides alone
+    except Exception:  # noqa: S110 - pypdf fails on many damaged files PDFium can repair
+        pass
+    finally:
+        del reader
+        gc.collect()
+
+
+# --------------------------------------------------------------------------------------------
 # PDF (pypdfium2)
 # --------------------------------------------------------------------------------------------
 
@@ -86,7 +270,15 @@ def _pdfium_page_text(textpage) -> str:
     return text.replace("\x02", "-\n")
 
 
-def extract_pdf(content: bytes) -> dict:
+def extract_pdf(
+    content: bytes,
+    *,
+    max_pages: int = DEFAULT_MAX_PAGES,
+    max_stream_mb: int = DEFAULT_MAX_STREAM_MB,
+) -> dict:
+    """The text of a PDF, page by page (PDFium), after :func:`check_pdf_structure`."""
+    check_pdf_structure(content, max_pages=max_pages, max_stream_mb=max_stream_mb)
+
     import pypdfium2 as pdfium
     import pypdfium2.raw as pdfium_c
 
@@ -109,6 +301,8 @@ def extract_pdf(content: bytes) -> dict:
 
     pages: list[str] = []
     try:
+        if len(document) > max_pages:  # pypdf could not count them (say, a repaired file)
+            raise _too_many_pages(len(document), max_pages)
         for index in range(len(document)):
             try:
                 page = document[index]
@@ -126,6 +320,7 @@ def extract_pdf(content: bytes) -> dict:
 
     if not pages:
         raise Failure("no_text", "This PDF has no pages.")
+
     if not any(p.strip() for p in pages):
         raise Failure(
             "no_text",
@@ -286,6 +481,7 @@ def set_limits(time_limit: float, memory_limit_mb: int) -> None:
 
 def main(argv: list[str]) -> int:
     media_type, time_limit, memory_limit_mb = argv[0], float(argv[1]), int(argv[2])
+    max_pages, max_stream_mb = int(argv[3]), int(argv[4])
     # Keep the JSON channel private: anything a library prints to fd 1 goes to stderr.
     channel = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
@@ -299,8 +495,12 @@ def main(argv: list[str]) -> int:
     logging.disable(logging.CRITICAL)  # trafilatura / pypdfium2 warnings are not results
     try:
         extractor = EXTRACTORS[media_type]
+        options = {"max_pages": max_pages, "max_stream_mb": max_stream_mb}
         content = sys.stdin.buffer.read()
-        result = {"ok": True, **extractor(content)}
+        result = {
+            "ok": True,
+            **(extractor(content, **options) if media_type == PDF else extractor(content)),
+        }
         payload = json.dumps(result, ensure_ascii=False).encode("utf-8")
     except MemoryError:
         payload = out_of_memory

@@ -22,7 +22,11 @@ Canonical text (all kinds): "\\r\\n" and "\\r" → "\\n"; NUL, other C0 controls
   encrypted without a user password (permissions only) open and are extracted. Truncated or
   damaged PDFs: PDFium repairs what it can (e.g. a lost xref table when the trailer is
   still there); when it cannot open the file → :class:`ExtractionFailed`, and a damaged page
-  fails the whole file rather than silently dropping that page.
+  fails the whole file rather than silently dropping that page. Before PDFium, pypdf checks
+  the structure (in the same child, with its output limits set from ours) and the file is
+  refused with :class:`ExtractionFailed` when it has more than ``max_pages`` pages, a stream
+  that inflates past ``max_stream_mb`` MB, objects nested too deeply or a circular page tree;
+  what pypdf merely cannot read (a broken cross-reference table, say) is left to PDFium.
 * HTML: ``<title>``, then ``<meta name="description">``, then the main text (trafilatura),
   joined with "\\n\\n"; ``sections`` gives each part's offsets (a missing part is omitted).
   No markup, script, style, event-handler code or URL reaches the text.
@@ -45,6 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sources._extract_child import (
+    DEFAULT_MAX_PAGES,
     HTML,
     MARKDOWN,
     PAGE_SEPARATOR,
@@ -52,6 +57,7 @@ from sources._extract_child import (
     SECTION_SEPARATOR,
     TEXT,
     canonical_text,
+    max_stream_mb_for,
 )
 
 __all__ = [
@@ -401,7 +407,15 @@ def _run_child(args: list[str], data: bytes, time_limit: float) -> _ChildRun:
     )
 
 
-def _child_args(media_type: str, time_limit: float, memory_limit_mb: int) -> list[str]:
+def _child_args(
+    media_type: str,
+    time_limit: float,
+    memory_limit_mb: int,
+    max_pages: int = DEFAULT_MAX_PAGES,
+    max_stream_mb: int | None = None,
+) -> list[str]:
+    if max_stream_mb is None:
+        max_stream_mb = max_stream_mb_for(memory_limit_mb)
     return [
         sys.executable,
         "-m",
@@ -409,6 +423,8 @@ def _child_args(media_type: str, time_limit: float, memory_limit_mb: int) -> lis
         media_type,
         repr(float(time_limit)),
         str(int(memory_limit_mb)),
+        str(int(max_pages)),
+        str(int(max_stream_mb)),
     ]
 
 
@@ -466,20 +482,30 @@ def _result_from(run: _ChildRun, time_limit: float, memory_limit_mb: int) -> Ext
 
 
 def extract_text(
-    content: bytes, media_type: str, *, time_limit: float = 30, memory_limit_mb: int = 512
+    content: bytes,
+    media_type: str,
+    *,
+    time_limit: float = 30,
+    memory_limit_mb: int = 512,
+    max_pages: int = DEFAULT_MAX_PAGES,
+    max_stream_mb: int | None = None,
 ) -> ExtractionResult:
     """Extract the canonical text of ``content`` (of a type from :func:`detect_media_type`).
 
     Runs in a child process limited to ``time_limit`` seconds of wall-clock time (and about as
-    much CPU time) and ``memory_limit_mb`` MB of address space. Raises
-    :class:`NoExtractableText` when the file holds no text and :class:`ExtractionFailed` when
-    it cannot be read, runs past a limit or crashes the extractor.
+    much CPU time) and ``memory_limit_mb`` MB of address space. A PDF of more than
+    ``max_pages`` pages, or with a stream that inflates past ``max_stream_mb`` MB (default: an
+    eighth of ``memory_limit_mb``), is refused before PDFium reads it, as is one nested too
+    deeply or with a circular page tree. Raises :class:`NoExtractableText` when the file holds
+    no text and :class:`ExtractionFailed` when it cannot be read, is refused, runs past a
+    limit or crashes the extractor.
     """
     if media_type not in MEDIA_TYPES:
         raise ValueError(f"media_type must be one of {MEDIA_TYPES}, not {media_type!r}")
     if time_limit <= 0 or memory_limit_mb <= 0:
         raise ValueError("time_limit and memory_limit_mb must be positive")
-    run = _run_child(
-        _child_args(media_type, time_limit, memory_limit_mb), bytes(content), time_limit
-    )
+    if max_pages <= 0 or (max_stream_mb is not None and max_stream_mb <= 0):
+        raise ValueError("max_pages and max_stream_mb must be positive")
+    args = _child_args(media_type, time_limit, memory_limit_mb, max_pages, max_stream_mb)
+    run = _run_child(args, bytes(content), time_limit)
     return _result_from(run, time_limit, memory_limit_mb)

@@ -1,5 +1,7 @@
 """Writes for the sources app. Each function records what it did in the audit trail."""
 
+import unicodedata
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
@@ -48,6 +50,34 @@ def source_update(*, source, actor, **fields):
         source.save()
         record(actor=actor, action="source.update", target=source, changes=changes)
     return source
+
+
+def display_filename(filename):
+    """
+    The uploader's file name as kept for display (``original_filename``): its last path
+    part only (no ``../`` or ``C:\\`` parts), without control, format (bidi override,
+    zero-width) or other invisible characters, other white space as plain spaces, in
+    NFC, at most 255 characters (the extension kept). Never used as a path: files are
+    stored under a name made from their digest.
+    """
+    name = (filename or "").replace("\\", "/").rsplit("/", 1)[-1]
+    kept = []
+    for char in unicodedata.normalize("NFC", name):
+        category = unicodedata.category(char)
+        if category[0] == "Z":
+            kept.append(" ")
+        elif category[0] != "C":
+            kept.append(char)
+    name = " ".join("".join(kept).split())
+    if name in {".", ".."}:
+        return ""
+    if len(name) > 255:
+        stem, dot, extension = name.rpartition(".")
+        if dot and stem and len(extension) <= 16:
+            name = stem[: 255 - len(extension) - 1] + "." + extension
+        else:
+            name = name[:255]
+    return name
 
 
 def check_upload(content, filename=""):
@@ -133,7 +163,7 @@ def _store_version(*, source, content, media_type, filename, actor, **extraction
         media_type=media_type,
         byte_size=len(content),
         sha256=SourceVersion.digest(content),
-        original_filename=(filename or "")[:255],
+        original_filename=display_filename(filename),
         uploaded_by=acting_user(actor),
         **extraction,
     )

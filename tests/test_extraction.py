@@ -391,3 +391,130 @@ def test_extraction_code_never_imports_django():
     env["PYTHONPATH"] = str(ROOT)
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, timeout=60)
     assert done.returncode == 0
+
+
+# --------------------------------------------------------------------------------------------
+# Hostile PDFs: the pypdf pre-check in the child, before PDFium
+# --------------------------------------------------------------------------------------------
+
+BOMB_MESSAGE = (
+    "This PDF was refused: a compressed stream expands beyond {mb} MB — possibly a "
+    "decompression bomb."
+)
+NESTED_MESSAGE = (
+    "This PDF was refused: its structure is nested too deeply (more than 100 levels) — "
+    "possibly built to exhaust the reader."
+)
+
+
+@pytest.mark.parametrize("filters", ["flate", "runlength"])
+def test_pdf_stream_inflating_to_gigabytes_is_refused_as_a_possible_decompression_bomb(filters):
+    bomb = samples.make_inflation_bomb_pdf(2048, filters=filters)
+    assert len(bomb) < 64 * 1024  # a small file...
+    started = time.monotonic()
+    with pytest.raises(ExtractionFailed) as failed:
+        extract_text(bomb, PDF, memory_limit_mb=512)
+
+    assert failed.value.reason == BOMB_MESSAGE.format(mb=64)  # an eighth of the memory cap
+    assert time.monotonic() - started < 10  # ...refused long before 2 GB were inflated
+
+
+def test_stream_output_limit_follows_the_memory_cap_or_an_explicit_value():
+    bomb = samples.make_inflation_bomb_pdf(256)
+    with pytest.raises(ExtractionFailed) as derived:
+        extract_text(bomb, PDF, memory_limit_mb=256)
+    with pytest.raises(ExtractionFailed) as explicit:
+        extract_text(bomb, PDF, memory_limit_mb=512, max_stream_mb=10)
+
+    assert derived.value.reason == BOMB_MESSAGE.format(mb=32)
+    assert explicit.value.reason == BOMB_MESSAGE.format(mb=10)
+
+
+def test_stream_that_inflates_within_the_limit_is_not_refused():
+    # 8 MB of zeros is no text, but no bomb either: PDFium reads it and finds nothing.
+    with pytest.raises(NoExtractableText) as failed:
+        extract_text(samples.make_inflation_bomb_pdf(8), PDF, max_stream_mb=64)
+    assert "no extractable text" in failed.value.reason
+
+
+@pytest.mark.parametrize("kind", ["array", "dict"])
+def test_pdf_nested_100000_levels_deep_is_refused(kind):
+    with pytest.raises(ExtractionFailed) as failed:
+        extract_text(samples.make_deeply_nested_pdf(100_000, kind=kind), PDF)
+    assert failed.value.reason == NESTED_MESSAGE
+
+
+def test_pdf_with_ordinary_nesting_is_extracted():
+    result = extract_text(samples.make_deeply_nested_pdf(50), PDF)
+    assert result.text == "Deeply nested page."
+
+
+def test_pdf_whose_page_tree_contains_itself_is_refused_as_circular():
+    with pytest.raises(ExtractionFailed) as failed:
+        extract_text(samples.make_circular_page_tree_pdf(), PDF)
+    assert failed.value.reason == (
+        "This PDF was refused: its page tree is circular (a node lists itself, or one of its "
+        "parents, as a child)."
+    )
+
+
+def test_pdf_with_circular_object_references_is_extracted_without_looping():
+    started = time.monotonic()
+    result = extract_text(samples.make_circular_reference_pdf(), PDF, time_limit=10)
+    assert result.text == "Circular references page."
+    assert time.monotonic() - started < 5
+
+
+def test_pdf_of_10000_pages_is_refused_naming_its_page_count_and_the_limit():
+    with pytest.raises(ExtractionFailed) as failed:
+        extract_text(samples.make_many_pages_pdf(10_000), PDF, max_pages=5000)
+    assert failed.value.reason == (
+        "This PDF was refused: it has 10,000 pages, more than the limit of 5,000 pages."
+    )
+
+
+def test_page_limit_accepts_exactly_the_limit_and_refuses_one_more():
+    at_limit = extract_text(samples.make_many_pages_pdf(50), PDF, max_pages=50)
+    with pytest.raises(ExtractionFailed, match="it has 51 pages, more than the limit of 50"):
+        extract_text(samples.make_many_pages_pdf(51), PDF, max_pages=50)
+    assert len(at_limit.page_offsets) == 50
+
+
+def test_pdf_with_garbage_xref_offsets_is_repaired_not_refused():
+    result = extract_text(samples.make_broken_xref_pdf(["First.", "Second."]), PDF)
+    assert result.text == "First.\n\nSecond."
+
+
+def test_password_protected_pdf_still_gets_the_password_message_after_the_pre_check():
+    with pytest.raises(NoExtractableText, match="encrypted and needs a password"):
+        extract_text(samples.make_encrypted_pdf(), PDF)
+
+
+def test_pdf_html_zip_polyglot_is_one_pdf_and_its_script_never_reaches_the_text():
+    polyglot = samples.make_pdf_html_zip_polyglot()
+    assert b"<script>" in polyglot and polyglot.endswith(samples.ZIP_BYTES)
+    assert detect_media_type(polyglot, "page.html") == PDF
+
+    result = extract_text(polyglot, PDF)
+
+    assert result.text == "Polyglot page text."
+
+
+def test_page_and_stream_limits_must_be_positive():
+    with pytest.raises(ValueError):
+        extract_text(b"%PDF-1.7", PDF, max_pages=0)
+    with pytest.raises(ValueError):
+        extract_text(b"%PDF-1.7", PDF, max_stream_mb=0)
+
+
+def test_extraction_modules_import_no_parser_until_a_file_is_extracted():
+    probe = (
+        "import sys\n"
+        "import sources.extraction\n"
+        "loaded = {m.split('.')[0] for m in sys.modules}\n"
+        "sys.exit(len(loaded & {'pypdf', 'pypdfium2', 'trafilatura', 'lxml', 'django'}))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    env["PYTHONPATH"] = str(ROOT)
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, timeout=60)
+    assert done.returncode == 0
