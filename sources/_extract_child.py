@@ -137,7 +137,7 @@ def _limit_failure(exc: Exception, max_pages: int, max_stream_mb: int) -> Failur
     message = str(exc).lower()
     if "decompress" in message or "decoding" in message or "buffer size" in message:
         return _bomb(max_stream_mb)
-    if "cycl" in message or "loop" in message:
+    if "cycl" in message:
         return _CIRCULAR
     if "page tree entry" in message or "page entry" in message:
         return _too_many_pages(None, max_pages)
@@ -166,11 +166,24 @@ def _pypdf_configuration(pypdf, max_stream_bytes: int, max_pages: int):
     )
 
 
+def _is_structural(exc: Exception) -> bool:
+    """Whether a pypdf error met on one object is about the file's structure as a whole (a
+    limit, a cycle, exhausted memory or stack) rather than damage to that object."""
+    from pypdf.errors import LimitReachedError
+
+    return (
+        isinstance(exc, (LimitReachedError, MemoryError))
+        or _caused_by_recursion(exc)
+        or "cycl" in str(exc).lower()
+    )
+
+
 def _walk_pdf_objects(reader, max_stream_mb: int) -> None:
     """Visit every object reachable from the catalog once, without recursion (so loops and
     deep chains of references cost nothing extra), decoding each stream under the limits and
     dropping the result. Raises Failure for nesting past MAX_PDF_NESTING and for a stream
-    that reaches a decoding limit."""
+    that reaches a decoding limit. An object pypdf cannot read is skipped, so that damage
+    (or a pypdf bug) in one object does not hide a bomb in another."""
     from pypdf.errors import LimitReachedError
     from pypdf.filters import decode_stream_data
     from pypdf.generic import (
@@ -188,7 +201,11 @@ def _walk_pdf_objects(reader, max_stream_mb: int) -> None:
             key = (obj.idnum, obj.generation)
             if key not in visited:
                 visited.add(key)
-                stack.append((obj.get_object(), 0))
+                try:
+                    stack.append((obj.get_object(), 0))
+                except Exception as exc:
+                    if _is_structural(exc):
+                        raise
             continue
         if depth > MAX_PDF_NESTING:
             raise _NESTED

@@ -367,10 +367,12 @@ def make_circular_page_tree_pdf() -> bytes:
     return _assemble(objects)
 
 
-def make_circular_reference_pdf() -> bytes:
+def make_circular_reference_pdf(*, hidden_bomb_megabytes: int = 0) -> bytes:
     """A one-page PDF full of reference loops: /Resources is an object that refers to
     itself, /Contents a reference to a reference to the first reference, and the page's
-    /Annots an array that contains itself. Its text is readable."""
+    /Annots an array that contains itself. Its text is readable. With
+    ``hidden_bomb_megabytes``, the page also carries (in /PieceInfo, which no reader draws) a
+    stream that inflates to that many MB, met after the loops."""
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
@@ -383,6 +385,14 @@ def make_circular_reference_pdf() -> bytes:
         b"7 0 R",
         b"[9 0 R 9 0 R]",
     ]
+    if hidden_bomb_megabytes:
+        data = zlib.compress(_deflated_zeros(hidden_bomb_megabytes), 9)
+        objects.append(
+            b"<< /Length %d /Filter [/FlateDecode /FlateDecode] >>\nstream\n" % len(data)
+            + data
+            + b"\nendstream"
+        )
+        objects[3] = objects[3].replace(b" >>", b" /PieceInfo [10 0 R 7 0 R] >>")
     return _assemble(objects)
 
 

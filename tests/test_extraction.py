@@ -465,6 +465,14 @@ def test_pdf_with_circular_object_references_is_extracted_without_looping():
     assert time.monotonic() - started < 5
 
 
+def test_a_bomb_behind_an_object_pypdf_cannot_read_is_still_found():
+    # pypdf fails on an object that is only a reference (7 0 obj 8 0 R); the walk goes on.
+    pdf = samples.make_circular_reference_pdf(hidden_bomb_megabytes=1024)
+    with pytest.raises(ExtractionFailed) as failed:
+        extract_text(pdf, PDF, memory_limit_mb=512)
+    assert failed.value.reason == BOMB_MESSAGE.format(mb=64)
+
+
 def test_pdf_of_10000_pages_is_refused_naming_its_page_count_and_the_limit():
     with pytest.raises(ExtractionFailed) as failed:
         extract_text(samples.make_many_pages_pdf(10_000), PDF, max_pages=5000)
