@@ -40,7 +40,11 @@ def case_claims(case, user=None):
     claims = list(
         Claim.objects.filter(case=case)
         .select_related("case", "quotation", "verdict", "author")
-        .prefetch_related("assignments")
+        # Ordered here, not by the model's ordering: that sorts by the claim's own
+        # ordering, joining claims, cases and quotations just to sort assignments.
+        .prefetch_related(
+            Prefetch("assignments", queryset=ReviewAssignment.objects.order_by("assigned_at", "id"))
+        )
         .order_by("quotation__start", "quotation__end", "id")
     )
     for ordinal, claim in enumerate(claims, start=1):
@@ -110,9 +114,14 @@ def claim_for_page(case, pk, user=None):
             ),
             Prefetch(
                 "assignments",
-                queryset=ReviewAssignment.objects.select_related("reviewer", "assigned_by"),
+                queryset=ReviewAssignment.objects.select_related(
+                    "reviewer", "assigned_by"
+                ).order_by("assigned_at", "id"),
             ),
-            Prefetch("comments", queryset=Comment.objects.select_related("author")),
+            Prefetch(
+                "comments",
+                queryset=Comment.objects.select_related("author").order_by("created_at", "id"),
+            ),
         )
         .get()
     )

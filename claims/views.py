@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import cache_control
-from django.views.decorators.http import condition, require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from claims import public
@@ -66,6 +66,7 @@ from claims.services import (
     reviewer_assign,
 )
 from claims.workflow import Action, allowed_actions, claim_content, claim_digest, claim_transition
+from factcheck.public_pages import public_page
 from factcheck.roles import cases_visible_to, claims_visible_to, is_editor
 from sources.highlighting import mark_spans
 from sources.selectors import passage_occurrences
@@ -205,9 +206,9 @@ def _log_last_modified(request, *args, **kwargs):
 
 #: Public pages may be kept a minute by browsers and proxies, then revalidated
 #: cheaply: a conditional GET with a matching ETag is answered 304 before any
-#: page is built.
+#: page is built, and other anonymous readers get the page stored under that ETag.
 public_page_cache = cache_control(max_age=60)
-log_conditions = condition(etag_func=_log_etag, last_modified_func=_log_last_modified)
+log_conditions = public_page(etag=_log_etag, last_modified=_log_last_modified)
 
 
 def _claim_etag(request, slug, pk):
@@ -300,13 +301,15 @@ def corrections_json_view(request):
 
 def _case_etag(request, slug):
     claims = Claim.objects.filter(case__slug=slug, status=ClaimStatus.PUBLISHED)
-    latest = claims.aggregate(last=Max("updated_at"), count=Count("id"))
+    latest = claims.aggregate(
+        last=Max("updated_at"), count=Count("id"), case_changed=Max("case__updated_at")
+    )
     return public.page_etag(request, "case", slug, latest, public.chain_head())
 
 
 @login_not_required
 @public_page_cache
-@condition(etag_func=_case_etag)
+@public_page(etag=_case_etag)
 def public_case_view(request, slug):
     case, claims = public.public_case(slug)
     case_corrections = public.published_corrections(case_slug=slug).filter(claim__isnull=True)
@@ -324,7 +327,7 @@ def public_case_view(request, slug):
 
 @login_not_required
 @public_page_cache
-@condition(etag_func=_case_etag)
+@public_page(etag=_case_etag)
 def public_case_export_view(request, slug):
     case, claims = public.public_case(slug)
     return JsonResponse(
@@ -335,7 +338,7 @@ def public_case_export_view(request, slug):
 
 @login_not_required
 @public_page_cache
-@condition(etag_func=_claim_etag)
+@public_page(etag=_claim_etag)
 def public_claim_view(request, slug, pk):
     claim = public.public_claim(slug, pk)
     organisation = public.organisation()
@@ -676,8 +679,16 @@ def _local_path(request, url):
 
 
 @login_not_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def report_error_view(request):
+    if request.method == "GET":
+        # The form the public pages load when a reader opens "Report an error".
+        initial = {name: request.GET.get(name, "") for name in ("page_url", "case", "claim")}
+        initial["page_url"] = _local_path(request, initial["page_url"])
+        template = "claims/report_error.html"
+        if request.htmx:
+            template += "#report-form"
+        return render(request, template, {"form": ErrorReportForm(initial=initial)})
     form = ErrorReportForm(request.POST)
     if form.is_valid() and form.cleaned_data["website"]:
         # The honeypot was filled in: a bot. Say nothing useful, keep nothing.

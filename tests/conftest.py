@@ -1,4 +1,5 @@
 import pytest
+from django.core.cache import cache
 from pytest_django.plugin import blocking_manager_key
 
 from claims.seed import seed_first_case
@@ -23,6 +24,16 @@ def pytest_runtest_teardown(item, nextitem):
         with item.config.stash[blocking_manager_key].unblock():
             restore_data_migrations()
     return result
+
+
+@pytest.fixture(autouse=True)
+def empty_cache():
+    """
+    Every test starts with an empty cache: a public page stored by one test
+    (its ETag may well be the same, an empty log's) must not answer another.
+    """
+    cache.clear()
+    yield
 
 
 @pytest.fixture

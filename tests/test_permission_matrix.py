@@ -256,7 +256,7 @@ MATRIX = {
     ),
     # Public: the readers' side of the site.
     "claims:report_error": Row(
-        get="405 405 405 405 405 405",
+        get=PUBLIC,
         post="R R R R R R",
         data=lambda w: {
             "message": "The second figure is wrong.",
