@@ -3,6 +3,7 @@
 from django.contrib.syndication.views import Feed
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
+from django.utils.html import linebreaks
 
 from claims.public import organisation, published_corrections
 
@@ -25,7 +26,12 @@ class CorrectionsFeed(Feed):
         return f"{item.get_kind_display()}: {item.claim or item.case}"
 
     def item_description(self, item):
-        return f"What was wrong: {item.what_was_wrong}\n\nWhat is right now: {item.what_is_right}"
+        # Both formats carry the description as HTML (Atom says type="html"), so a
+        # reader renders it: the editors' words go in escaped, as text.
+        return linebreaks(
+            f"What was wrong: {item.what_was_wrong}\n\nWhat is right now: {item.what_is_right}",
+            autoescape=True,
+        )
 
     def item_link(self, item):
         return item.get_absolute_url()

@@ -14,6 +14,7 @@ from django.utils.safestring import mark_safe
 from claims.corrections import chain_head, verify_chain
 from claims.models import Case, Claim, ClaimStatus, Correction, CorrectionStatus, Evidence, Rating
 from factcheck.models import Organisation
+from factcheck.templatetags.links import web_url
 
 CHAIN_CHECK_SECONDS = 60
 
@@ -107,8 +108,9 @@ def claim_review(claim, *, claim_url, organisation, scale):
     if best is not None:
         rating |= {"bestRating": _number(best), "worstRating": _number(worst)}
     appearance = {"@type": "CreativeWork", "headline": source.title}
-    if source.url:
-        appearance["url"] = source.url
+    # Search engines show this address as a link: only ever a web address.
+    if appearance_url := web_url(source.url):
+        appearance["url"] = appearance_url
     if source.published_on:
         appearance["datePublished"] = source.published_on.isoformat()
     review = {
