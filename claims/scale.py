@@ -513,6 +513,7 @@ class _Generator:
                 sha256=SourceVersion.digest(content),
                 original_filename=f"{PREFIX}-{source.pk}.{SourceVersion.EXTENSIONS[media_type]}",
                 extracted_text=text,
+                text_length=len(text),
                 extraction_status=ExtractionStatus.READY,
                 extractor="utf-8",
                 extracted_at=uploaded_at,

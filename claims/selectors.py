@@ -1,6 +1,7 @@
 """Reads for the claims app: what the pages list, with their queries bounded."""
 
 from django.db.models import Count, F, Prefetch, Q
+from django.utils.html import format_html
 
 from claims.models import (
     Case,
@@ -13,6 +14,7 @@ from claims.models import (
 )
 from factcheck.audit import history_for
 from factcheck.roles import cases_visible_to, claims_visible_to, sees_every_case
+from sources.highlighting import cached_marked_text
 from sources.models import Quotation
 
 
@@ -53,6 +55,30 @@ def case_claims(case, user=None):
         visible = set(claims_visible_to(user).filter(case=case).values_list("pk", flat=True))
         claims = [claim for claim in claims if claim.pk in visible]
     return claims
+
+
+def case_marked_text(version, claims):
+    """
+    The piece under check (``version``) as HTML, each claim's quotation marked
+    and preceded by a link to the claim, numbered by its ``ordinal``; cached
+    per version and set of claims (``cached_marked_text``).
+    """
+    spans = [
+        (
+            claim.quotation.start,
+            claim.quotation.end,
+            format_html(
+                '<a class="claim-ref" href="{}" aria-label="Claim {}" title="{}">{}</a>',
+                claim.get_absolute_url(),
+                claim.ordinal,
+                claim.statement,
+                claim.ordinal,
+            ),
+        )
+        for claim in claims
+        if claim.quotation.version_id == version.pk
+    ]
+    return cached_marked_text(version, spans, mark_class="claim-mark")
 
 
 def claim_status_summary(case):

@@ -45,6 +45,7 @@ from claims.selectors import (
     case_claims,
     case_filter_choices,
     case_list,
+    case_marked_text,
     claim_for_page,
     claim_history,
     claim_status_summary,
@@ -68,7 +69,6 @@ from claims.services import (
 from claims.workflow import Action, allowed_actions, claim_content, claim_digest, claim_transition
 from factcheck.public_pages import public_page
 from factcheck.roles import cases_visible_to, claims_visible_to, is_editor
-from sources.highlighting import mark_spans
 from sources.selectors import passage_occurrences
 from sources.services import quotation_create_from_selection
 
@@ -116,7 +116,7 @@ def case_detail_view(request, slug, create_form=None, status_code=200):
     if request.htmx and request.htmx.target == "claim-list":
         return render(request, "claims/case_detail.html#claim-list", context)
 
-    version = case.source_under_check.latest_version
+    version = case.source_under_check.versions.without_text().order_by("-number").first()
     # Without a mouse: words found in the piece, then a match picked into the claim form.
     finder = PassageFinderForm(request.GET if "passage" in request.GET else None)
     occurrences = []
@@ -132,13 +132,8 @@ def case_detail_view(request, slug, create_form=None, status_code=200):
     if request.htmx and request.htmx.target in ("passage-results", "claim-create"):
         return render(request, f"claims/case_detail.html#{request.htmx.target}", context)
 
-    spans = [
-        (claim.quotation.start, claim.quotation.end, claim)
-        for claim in all_claims
-        if version and claim.quotation.version_id == version.pk
-    ]
     context |= {
-        "paragraphs": mark_spans(version.extracted_text, spans) if version else [],
+        "marked_text": case_marked_text(version, all_claims) if version else "",
         "summary": claim_status_summary(case),
         **case_filter_choices(case),
     }

@@ -155,12 +155,23 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # The cache holds rate-limit counters and the corrections chain's check. With
 # several server processes they must share it: set REDIS_URL.
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# "rendered" holds rendered texts (a 1 MB source is 1.3 MB of HTML): its own
+# alias, so that in one process's memory a few dozen of them cannot push the
+# rate-limit counters out.
 if REDIS_URL:
     CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        alias: {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        for alias in ("default", "rendered")
     }
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+        "rendered": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "rendered",
+            "OPTIONS": {"MAX_ENTRIES": 64},
+        },
+    }
 
 TASKS = {
     "default": {

@@ -90,6 +90,16 @@ class ExtractionStatus(models.TextChoices):
     FAILED = "failed", "Failed"
 
 
+class SourceVersionQuerySet(models.QuerySet):
+    def without_text(self):
+        """
+        Versions with their extracted text left in the database: it can run
+        to megabytes, and a cached rendering usually stands in for it. Its
+        length is ``text_length``; reading ``extracted_text`` loads it.
+        """
+        return self.defer("extracted_text")
+
+
 class SourceVersion(models.Model):
     """
     One uploaded state of a source: the file exactly as received, and its text.
@@ -138,6 +148,9 @@ class SourceVersion(models.Model):
         help_text="As the uploader named it; shown, never used as a path.",
     )
     extracted_text = models.TextField(blank=True)
+    #: ``len(extracted_text)``, kept by ``save()``: pages show it without
+    #: reading (or, in PostgreSQL, decompressing) a megabyte of text.
+    text_length = models.PositiveIntegerField(default=0, editable=False)
     page_offsets = models.JSONField(
         default=list,
         blank=True,
@@ -163,6 +176,8 @@ class SourceVersion(models.Model):
         related_name="+",
     )
     uploaded_at = models.DateTimeField(auto_now_add=True)
+
+    objects = SourceVersionQuerySet.as_manager()
 
     class Meta:
         ordering = ["source", "number"]
@@ -200,6 +215,11 @@ class SourceVersion(models.Model):
     def save(self, *args, **kwargs):
         if not self._state.adding:
             self._refuse_changes_to_frozen_fields()
+        if "extracted_text" not in self.get_deferred_fields():
+            self.text_length = len(self.extracted_text)
+            update_fields = kwargs.get("update_fields")
+            if update_fields is not None and "extracted_text" in update_fields:
+                kwargs["update_fields"] = {*update_fields, "text_length"}
         super().save(*args, **kwargs)
 
     def delete(self, *args, **kwargs):

@@ -1,9 +1,11 @@
 """Reads for the sources app."""
 
+import hashlib
+
 from django.db.models import Count, Max
 
 from sources import anchoring
-from sources.highlighting import mark_spans
+from sources.highlighting import cached_marked_text
 from sources.models import AnchoringStatus, Source
 
 # Characters of context shown either side of a found passage.
@@ -23,16 +25,23 @@ def source_reader(source):
     split into marked segments, its quotations, and what became of the previous
     version's quotations when this one arrived.
     """
-    versions = list(source.versions.select_related("uploaded_by").order_by("-number"))
+    versions = list(
+        source.versions.without_text().select_related("uploaded_by").order_by("-number")
+    )
     current = versions[0] if versions else None
-    quotations, paragraphs, reanchorings = [], [], []
+    quotations, marked_text, reanchorings = [], "", []
+    # What the list of quotations shows, cheaply: quotations never change, so
+    # their ids and their authors' names are enough to tell when the cached
+    # list (`{% cache %}` in the template) is out of date.
+    listed = []
     if current is not None:
-        quotations = list(current.quotations.select_related("created_by").order_by("start", "end"))
+        quotations = current.quotations.select_related("created_by").order_by("start", "end")
+        listed = list(quotations.values_list("start", "end", "pk", "created_by__username"))
         if current.is_ready:
-            paragraphs = mark_spans(
-                current.extracted_text,
-                [(q.start, q.end, q) for q in quotations],
-                page_offsets=current.page_offsets,
+            marked_text = cached_marked_text(
+                current,
+                [(start, end, "") for start, end, *_rest in listed],
+                mark_class="quote-mark",
             )
         reanchorings = list(
             current.reanchorings.select_related("quotation", "new_quotation", "confirmed_by")
@@ -44,8 +53,11 @@ def source_reader(source):
         "source": source,
         "versions": versions,
         "current": current,
+        # Evaluated only when the template's cached list is missing.
         "quotations": quotations,
-        "paragraphs": paragraphs,
+        "quotation_count": len(listed),
+        "quotation_list_key": hashlib.sha256(repr(listed).encode()).hexdigest(),
+        "marked_text": marked_text,
         "reanchorings": reanchorings,
         "reanchoring_summary": summary,
         "extracting": any(not version.is_settled for version in versions),

@@ -1,5 +1,5 @@
 import pytest
-from django.core.cache import cache
+from django.core.cache import caches
 from pytest_django.plugin import blocking_manager_key
 
 from claims.seed import seed_first_case
@@ -29,10 +29,11 @@ def pytest_runtest_teardown(item, nextitem):
 @pytest.fixture(autouse=True)
 def empty_cache():
     """
-    Every test starts with an empty cache: a public page stored by one test
+    Every test starts with empty caches: a public page stored by one test
     (its ETag may well be the same, an empty log's) must not answer another.
     """
-    cache.clear()
+    for cache in caches.all():
+        cache.clear()
     yield
 
 

@@ -1,4 +1,8 @@
-from sources.highlighting import mark_spans
+import pytest
+
+from sources.highlighting import cached_marked_text, mark_spans, render_marked_text
+from sources.models import SourceVersion
+from tests.factories import QuotationFactory, SourceVersionFactory
 
 
 def texts(paragraph):
@@ -56,3 +60,61 @@ def test_a_span_start_is_recorded_on_its_segment_even_when_covered():
 
     starts = {segment.text: segment.starts for segment in paragraphs[0].segments}
     assert starts == {"ab": ("outer",), "cd": ("inner",), "ef": ()}
+
+
+def test_rendered_text_escapes_the_text_and_marks_each_segment_with_its_offset():
+    html = render_marked_text("a <b>\nc&d", [(2, 9, "")], mark_class="quote-mark")
+
+    assert html == (
+        '<p><span data-start="0">a </span>'
+        '<mark class="quote-mark" data-start="2">&lt;b&gt;</mark></p>\n'
+        '<p><mark class="quote-mark" data-start="6">c&amp;d</mark></p>\n'
+    )
+
+
+def test_rendered_text_puts_references_where_spans_begin_and_flags_overlaps():
+    html = render_marked_text(
+        "abcdef", [(0, 4, "<sup>1</sup>"), (2, 6, "<sup>2</sup>")], mark_class="claim-mark"
+    )
+
+    assert html == (
+        '<p><sup>1</sup><mark class="claim-mark" data-start="0">ab</mark>'
+        '<sup>2</sup><mark class="claim-mark claim-mark--overlap" data-start="2">cd</mark>'
+        '<mark class="claim-mark" data-start="4">ef</mark></p>\n'
+    )
+
+
+def test_rendered_text_numbers_the_pages_of_a_paged_text():
+    html = render_marked_text("one\ntwo", [], mark_class="quote-mark", page_offsets=[0, 4])
+
+    assert html.count('<span class="page-break" aria-hidden="true">Page ') == 2
+    assert 'Page 2</span><p><span data-start="4">two</span>' in html
+
+
+@pytest.mark.django_db
+def test_the_cached_rendering_is_used_without_reading_the_text_again(
+    django_assert_num_queries,
+):
+    version = SourceVersionFactory()
+    spans = [(0, 5, "")]
+    first = cached_marked_text(version, spans, mark_class="quote-mark")
+    without_text = SourceVersion.objects.without_text().get(pk=version.pk)
+
+    with django_assert_num_queries(0):
+        again = cached_marked_text(without_text, spans, mark_class="quote-mark")
+
+    assert again == first
+    assert without_text.text_length == len(version.extracted_text)
+
+
+@pytest.mark.django_db
+def test_a_new_quotation_shows_at_once_in_the_source_reader(editor_client):
+    version = SourceVersionFactory()
+    editor_client.get(version.source.get_absolute_url())  # renders and caches the text
+    quotation = QuotationFactory(version=version)
+
+    response = editor_client.get(version.source.get_absolute_url())
+
+    assert f'<mark class="quote-mark" data-start="{quotation.start}">' in response.text
+    assert f'id="quotation-{quotation.pk}"' in response.text
+    assert "Quotations (1)" in response.text
