@@ -1,6 +1,7 @@
 """Reads for the claims app: what the pages list, with their queries bounded."""
 
 from django.db.models import Count, F, Prefetch, Q
+from django.urls import reverse
 from django.utils.html import format_html
 
 from claims.models import (
@@ -33,58 +34,91 @@ def case_list(user=None):
     )
 
 
-def case_claims(case, user=None):
+def case_claim_index(case, user=None):
     """
-    The claims of ``case`` in the order the article makes them, each with an
-    ``ordinal`` (1, 2, …) that stays the same whatever list it is shown in;
-    with ``user``, only the claims within their reach (``claims_visible_to``).
+    Every claim of ``case`` in the order the article makes them, as light
+    rows (dicts of ``pk``, ``ordinal``, ``statement``, ``status``,
+    ``verdict_id`` and the quotation's ``start``, ``end`` and ``version_id``):
+    enough to filter the list, number it and mark the article without loading
+    the claims themselves. The ``ordinal`` (1, 2, …) stays the same whatever
+    list a claim is shown in; with ``user``, only the claims within their reach
+    (``claims_visible_to``) are listed.
     """
-    claims = list(
+    rows = list(
         Claim.objects.filter(case=case)
-        .select_related("case", "quotation", "verdict", "author")
-        # Ordered here, not by the model's ordering: that sorts by the claim's own
-        # ordering, joining claims, cases and quotations just to sort assignments.
-        .prefetch_related(
-            Prefetch("assignments", queryset=ReviewAssignment.objects.order_by("assigned_at", "id"))
-        )
         .order_by("quotation__start", "quotation__end", "id")
+        .values(
+            "pk",
+            "statement",
+            "status",
+            "verdict_id",
+            start=F("quotation__start"),
+            end=F("quotation__end"),
+            version_id=F("quotation__version_id"),
+        )
     )
-    for ordinal, claim in enumerate(claims, start=1):
-        claim.ordinal = ordinal
+    for ordinal, row in enumerate(rows, start=1):
+        row["ordinal"] = ordinal
     if user is not None and not sees_every_case(user):
         visible = set(claims_visible_to(user).filter(case=case).values_list("pk", flat=True))
-        claims = [claim for claim in claims if claim.pk in visible]
+        rows = [row for row in rows if row["pk"] in visible]
+    return rows
+
+
+def claims_reviewed_by(case, reviewer_id):
+    """The ids of ``case``'s claims that ``reviewer_id`` is assigned to review."""
+    return set(
+        ReviewAssignment.objects.filter(claim__case=case, reviewer_id=reviewer_id).values_list(
+            "claim_id", flat=True
+        )
+    )
+
+
+def claims_for_rows(rows):
+    """The claims that ``rows`` (from ``case_claim_index``) list, in that order, numbered."""
+    ordinals = {row["pk"]: row["ordinal"] for row in rows}
+    claims = sorted(
+        Claim.objects.filter(pk__in=ordinals).select_related("case", "quotation", "verdict"),
+        key=lambda claim: ordinals[claim.pk],
+    )
+    for claim in claims:
+        claim.ordinal = ordinals[claim.pk]
     return claims
 
 
-def case_marked_text(version, claims):
+def case_marked_text(case, version, rows):
     """
     The piece under check (``version``) as HTML, each claim's quotation marked
     and preceded by a link to the claim, numbered by its ``ordinal``; cached
     per version and set of claims (``cached_marked_text``).
     """
-    spans = [
-        (
-            claim.quotation.start,
-            claim.quotation.end,
-            format_html(
-                '<a class="claim-ref" href="{}" aria-label="Claim {}" title="{}">{}</a>',
-                claim.get_absolute_url(),
-                claim.ordinal,
-                claim.statement,
-                claim.ordinal,
-            ),
-        )
-        for claim in claims
-        if claim.quotation.version_id == version.pk
-    ]
-    return cached_marked_text(version, spans, mark_class="claim-mark")
+    rows = [row for row in rows if row["version_id"] == version.pk]
+
+    def spans():
+        return [
+            (
+                row["start"],
+                row["end"],
+                format_html(
+                    '<a class="claim-ref" href="{}" aria-label="Claim {}" title="{}">{}</a>',
+                    reverse("claims:claim_detail", args=[case.slug, row["pk"]]),
+                    row["ordinal"],
+                    row["statement"],
+                    row["ordinal"],
+                ),
+            )
+            for row in rows
+        ]
+
+    key = (case.slug, [(r["start"], r["end"], r["pk"], r["ordinal"], r["statement"]) for r in rows])
+    return cached_marked_text(version, spans, mark_class="claim-mark", key=key)
 
 
 def claim_status_summary(case):
     """``[(status, label, count)]`` for every claim status, in workflow order."""
     counts = dict(
         Claim.objects.filter(case=case)
+        .order_by()  # the model's ordering would join quotations into the GROUP BY
         .values_list("status")
         .annotate(count=Count("id"))
         .values_list("status", "count")
@@ -179,8 +213,10 @@ def case_filter_choices(case):
         "verdicts": list(Rating.objects.order_by("order")),
         "reviewers": list(
             get_user_model()
-            .objects.filter(review_assignments__claim__case=case)
-            .distinct()
+            .objects.filter(
+                pk__in=ReviewAssignment.objects.filter(claim__case=case).values("reviewer_id")
+            )
+            .only("pk", "username", "first_name", "last_name")
             .order_by("username")
         ),
     }

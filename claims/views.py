@@ -42,13 +42,15 @@ from claims.models import (
 )
 from claims.reports import TooManyReports, report_close, report_convert, report_submit
 from claims.selectors import (
-    case_claims,
+    case_claim_index,
     case_filter_choices,
     case_list,
     case_marked_text,
     claim_for_page,
     claim_history,
     claim_status_summary,
+    claims_for_rows,
+    claims_reviewed_by,
     quotations_for_evidence,
     reviews_for,
 )
@@ -73,6 +75,8 @@ from sources.selectors import passage_occurrences
 from sources.services import quotation_create_from_selection
 
 CASES_PER_PAGE = 20
+#: Claims listed beside the article at a time; the article marks all of them.
+CLAIMS_PER_PAGE = 50
 REVIEWS_PER_PAGE = 25
 CORRECTIONS_PER_PAGE = 20
 
@@ -83,18 +87,15 @@ def case_list_view(request):
     return render(request, "claims/case_list.html", {"page": page})
 
 
-def _filtered(claims, *, status, verdict, reviewer):
+def _filtered(case, rows, *, status, verdict, reviewer):
     if status:
-        claims = [claim for claim in claims if claim.status == status]
+        rows = [row for row in rows if row["status"] == status]
     if verdict:
-        claims = [claim for claim in claims if str(claim.verdict_id) == verdict]
+        rows = [row for row in rows if str(row["verdict_id"]) == verdict]
     if reviewer:
-        claims = [
-            claim
-            for claim in claims
-            if any(str(a.reviewer_id) == reviewer for a in claim.assignments.all())
-        ]
-    return claims
+        reviewed = claims_reviewed_by(case, int(reviewer)) if reviewer.isdigit() else set()
+        rows = [row for row in rows if row["pk"] in reviewed]
+    return rows
 
 
 @permission_required("claims.view_case", raise_exception=True)
@@ -110,9 +111,18 @@ def case_detail_view(request, slug, create_form=None, status_code=200):
     }
     if filters["status"] not in ClaimStatus.values:
         filters["status"] = ""
-    all_claims = case_claims(case, request.user)
-    claims = _filtered(all_claims, **filters)
-    context = {"case": case, "claims": claims, "filtered": any(filters.values()), **filters}
+    index = case_claim_index(case, request.user)
+    page = Paginator(_filtered(case, index, **filters), CLAIMS_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
+    context = {
+        "case": case,
+        "page": page,
+        "claims": claims_for_rows(page.object_list),
+        "filtered": any(filters.values()),
+        "filter_query": urlencode({name: value for name, value in filters.items() if value}),
+        **filters,
+    }
     if request.htmx and request.htmx.target == "claim-list":
         return render(request, "claims/case_detail.html#claim-list", context)
 
@@ -133,7 +143,7 @@ def case_detail_view(request, slug, create_form=None, status_code=200):
         return render(request, f"claims/case_detail.html#{request.htmx.target}", context)
 
     context |= {
-        "marked_text": case_marked_text(version, all_claims) if version else "",
+        "marked_text": case_marked_text(case, version, index) if version else "",
         "summary": claim_status_summary(case),
         **case_filter_choices(case),
     }

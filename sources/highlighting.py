@@ -115,27 +115,29 @@ def render_marked_text(text, spans, *, mark_class, page_offsets=()):
     return mark_safe("".join(parts))  # noqa: S308 - every piece of text is escaped above
 
 
-def cached_marked_text(version, spans, *, mark_class):
+def cached_marked_text(version, spans, *, mark_class, key=None):
     """
     ``render_marked_text`` for a ready source version, cached under a key that
-    names the version's text (versions never change once extracted) and every
-    span with its reference; so a new, moved or reworded claim or quotation
-    is a new key, and nothing needs invalidating. The text is read only when
-    the rendering is not cached: ``version`` may come from
-    ``SourceVersion.objects.without_text()``.
+    names the version (its text is frozen once ready) and the spans; so a new,
+    moved or reworded claim or quotation is a new key, and nothing needs
+    invalidating. The text is read only when the rendering is not cached:
+    ``version`` may come from ``SourceVersion.objects.without_text()``.
+
+    ``spans`` may be a function returning them, with ``key`` the data they are
+    built from: then they are built only when the rendering is not cached.
     """
-    spans = list(spans)
-    fingerprint = hashlib.sha256(repr((mark_class, spans)).encode()).hexdigest()
-    # A version's text is frozen once it is ready (SourceVersion.TEXT_FIELDS).
-    key = f"marked-text:{version.pk}:{version.extraction_status}:{fingerprint}"
+    fingerprint = hashlib.sha256(
+        repr((mark_class, key if key is not None else spans)).encode()
+    ).hexdigest()
+    cache_key = f"marked-text:{version.pk}:{version.extraction_status}:{fingerprint}"
     cache = caches["rendered"]
-    rendered = cache.get(key)
+    rendered = cache.get(cache_key)
     if rendered is None:
         rendered = render_marked_text(
             version.extracted_text,
-            spans,
+            spans() if callable(spans) else spans,
             mark_class=mark_class,
             page_offsets=version.page_offsets or (),
         )
-        cache.set(key, str(rendered), MARKED_TEXT_CACHE_SECONDS)
+        cache.set(cache_key, str(rendered), MARKED_TEXT_CACHE_SECONDS)
     return mark_safe(rendered)  # noqa: S308 - rendered (and escaped) by render_marked_text

@@ -2,6 +2,7 @@ import pytest
 from django.urls import reverse
 
 from claims.models import Claim, Rating
+from claims.views import CLAIMS_PER_PAGE
 from sources.models import Source, SourceRole
 from sources.services import find_span
 from tests.factories import (
@@ -34,16 +35,31 @@ def test_a_wrong_password_is_refused_with_a_message_and_keeps_the_username(clien
     assert f'value="{editor.username}"' in response.text
 
 
-def test_the_case_page_shows_the_article_and_every_claim(editor_client, first_case):
+def test_the_case_page_marks_every_claim_in_the_article_and_lists_them_by_pages(
+    editor_client, first_case
+):
+    claims = list(first_case.claims.order_by("quotation__start", "quotation__end", "id"))
+    assert len(claims) > CLAIMS_PER_PAGE
+
     response = editor_client.get(first_case.get_absolute_url())
+    following = editor_client.get(first_case.get_absolute_url(), {"page": 2})
 
     assert response.status_code == 200
     assert "Where the speed actually comes from" in response.text
-    claims = list(first_case.claims.all())
     for claim in claims:
-        assert f'id="claim-{claim.pk}"' in response.text
-        assert f'href="{claim.get_absolute_url()}"' in response.text
+        assert f'<a class="claim-ref" href="{claim.get_absolute_url()}"' in response.text
+    listed = [claim for claim in claims if f'id="claim-{claim.pk}"' in response.text]
+    listed_next = [claim for claim in claims if f'id="claim-{claim.pk}"' in following.text]
+    assert listed == claims[:CLAIMS_PER_PAGE]
+    assert listed_next == claims[CLAIMS_PER_PAGE:]
+    assert 'href="?page=2" rel="next"' in response.text
     assert f"{len(claims)}</span> Draft" in response.text
+
+
+def test_the_claim_list_pages_keep_the_filters(editor_client, first_case):
+    response = editor_client.get(first_case.get_absolute_url(), {"status": "draft"})
+
+    assert 'href="?status=draft&amp;page=2" rel="next"' in response.text
 
 
 def test_the_case_page_takes_a_constant_number_of_queries(
@@ -84,7 +100,8 @@ def test_filtering_by_a_status_with_no_claims_says_so(editor_client, first_case)
 def test_an_unknown_status_filter_shows_all_claims(editor_client, first_case):
     response = editor_client.get(first_case.get_absolute_url(), {"status": "bogus"})
 
-    assert response.text.count('class="claim"') == first_case.claims.count()
+    assert response.text.count('class="claim"') == min(first_case.claims.count(), CLAIMS_PER_PAGE)
+    assert "No claims match" not in response.text
 
 
 def test_an_unknown_case_is_not_found(editor_client):
