@@ -3,6 +3,7 @@ from django.contrib.auth import get_user_model
 
 from claims.models import Case, Claim, Correction, Decision, Evidence, Rating
 from factcheck.roles import EDITOR, REVIEWER
+from factcheck.widgets import LongSelect
 from sources.models import Quotation, Source, SourceRole
 
 
@@ -93,7 +94,7 @@ class EvidenceForm(forms.Form):
 
 
 class AssignForm(forms.Form):
-    reviewer = forms.ModelChoiceField(queryset=get_user_model().objects.none())
+    reviewer = forms.ModelChoiceField(queryset=get_user_model().objects.none(), widget=LongSelect)
     due_on = forms.DateField(
         required=False, label="Due", widget=forms.DateInput(attrs={"type": "date"})
     )
@@ -131,6 +132,7 @@ class CaseForm(forms.ModelForm):
         model = Case
         fields = ["title", "slug", "source_under_check", "lead_editor"]
         help_texts = {"slug": "The case's address: lowercase words joined by hyphens."}
+        widgets = {"source_under_check": LongSelect, "lead_editor": LongSelect}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

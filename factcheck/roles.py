@@ -66,8 +66,23 @@ ROLE_PERMISSIONS = {
 }
 
 
+def _held_roles(user):
+    """
+    The names of the role groups ``user`` is in: one query, then kept on the
+    user object, as Django keeps the permissions it loads (``_perm_cache``),
+    so that a page asking several times costs one query.
+    """
+    try:
+        return user._held_roles_cache
+    except AttributeError:
+        user._held_roles_cache = frozenset(
+            user.groups.filter(name__in=ROLE_PERMISSIONS).values_list("name", flat=True)
+        )
+        return user._held_roles_cache
+
+
 def is_editor(user):
-    return user.is_authenticated and (user.is_superuser or user.groups.filter(name=EDITOR).exists())
+    return user.is_authenticated and (user.is_superuser or EDITOR in _held_roles(user))
 
 
 def require_editor(user, doing):
@@ -79,16 +94,15 @@ def require_editor(user, doing):
 
 
 def is_reviewer(user):
-    return user.is_authenticated and (
-        user.is_superuser or user.groups.filter(name=REVIEWER).exists()
-    )
+    return user.is_authenticated and (user.is_superuser or REVIEWER in _held_roles(user))
 
 
 def role_names(user):
     """The names of the roles ``user`` holds, for display."""
     if not user.is_authenticated:
         return []
-    names = list(user.groups.filter(name__in=ROLE_PERMISSIONS).values_list("name", flat=True))
+    held = _held_roles(user)
+    names = [name for name in ROLE_PERMISSIONS if name in held]
     if user.is_superuser:
         names.insert(0, "Administrator")
     return names

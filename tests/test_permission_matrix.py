@@ -29,7 +29,7 @@ from django_tasks_db.models import DBTaskResult, get_date_max
 from claims.corrections import correction_approve, correction_draft, correction_publish
 from claims.models import Case, Claim, Correction, ErrorReport, ReviewAssignment
 from claims.reports import report_submit
-from claims.selectors import case_claims
+from claims.selectors import case_claim_index
 from claims.services import (
     claim_submit_for_review,
     comment_add,
@@ -721,12 +721,12 @@ def test_editors_reach_every_case_and_claim_a_reviewer_only_their_assigned_ones(
 
 @pytest.mark.django_db
 def test_a_reviewer_sees_only_their_claims_in_a_case_with_their_place_in_the_article(world):
-    everyone = case_claims(world.case)
-    theirs = case_claims(world.case, world.users["assigned"])
+    everyone = case_claim_index(world.case)
+    theirs = case_claim_index(world.case, world.users["assigned"])
 
-    assert [claim.pk for claim in theirs] == [world.claim.pk]
-    assert theirs[0].ordinal == next(c.ordinal for c in everyone if c.pk == world.claim.pk)
-    assert len(case_claims(world.case, world.users["editor"])) == len(everyone) == 2
+    assert [row["pk"] for row in theirs] == [world.claim.pk]
+    assert theirs[0]["ordinal"] == next(r["ordinal"] for r in everyone if r["pk"] == world.claim.pk)
+    assert len(case_claim_index(world.case, world.users["editor"])) == len(everyone) == 2
 
 
 @pytest.mark.django_db

@@ -1,0 +1,38 @@
+from html.parser import HTMLParser
+
+import pytest
+from django import forms
+
+from factcheck.widgets import LongSelect
+
+CHOICES = [("", "---------"), ("1", "Ann <script>"), ("Desk", [("2", "Bea"), ("3", "Cy & co")])]
+
+
+class Structure(HTMLParser):
+    """Tags with their attributes (in any order) and text: what a browser builds."""
+
+    def __init__(self, html):
+        super().__init__()
+        self.parts = []
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        self.parts.append((tag, frozenset(attrs)))
+
+    def handle_endtag(self, tag):
+        self.parts.append(("/" + tag,))
+
+    def handle_data(self, data):
+        if data.strip():
+            self.parts.append(data)
+
+
+@pytest.mark.parametrize("value", ["1", "3", None])
+def test_a_long_select_writes_the_same_markup_as_djangos_select(value):
+    attrs = {"id": "id_reviewer", "required": True, "disabled": False, "aria-describedby": "x"}
+
+    expected = forms.Select(choices=CHOICES).render("reviewer", value, attrs)
+    written = LongSelect(choices=CHOICES).render("reviewer", value, attrs)
+
+    assert Structure(written).parts == Structure(expected).parts
+    assert "&lt;script&gt;" in written and "Cy &amp; co" in written
