@@ -48,3 +48,24 @@ def test_a_user_without_a_role_may_do_nothing():
 
 def test_both_role_groups_exist():
     assert set(Group.objects.values_list("name", flat=True)) >= {EDITOR, REVIEWER}
+
+
+def test_a_users_own_and_group_permissions_load_in_one_query(django_assert_num_queries):
+    from django.contrib.auth.models import Permission
+
+    user = UserFactory()
+    user.groups.add(Group.objects.get(name=REVIEWER))
+    user.user_permissions.add(Permission.objects.get(codename="publish_claim"))
+
+    with django_assert_num_queries(1):
+        assert user.has_perm(SIGN_OFF_CLAIM) and user.has_perm(PUBLISH_CLAIM)
+        assert not user.has_perm("claims.delete_case")
+
+
+def test_an_inactive_user_holds_no_permission_and_a_superuser_holds_all():
+    inactive = UserFactory(is_active=False)
+    inactive.groups.add(Group.objects.get(name=EDITOR))
+    superuser = UserFactory(is_superuser=True)
+
+    assert inactive.get_all_permissions() == set()
+    assert superuser.has_perm("claims.delete_case") and superuser.has_perm(SIGN_OFF_CLAIM)

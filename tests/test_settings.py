@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.db import connection
+from django.urls import reverse
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 
@@ -110,3 +111,23 @@ def test_the_cache_is_shared_through_redis_when_redis_url_is_set():
     assert settings.CACHES["default"]["BACKEND"].endswith("RedisCache")
     cache.set("factcheck-cache-check", 42, 10)
     assert cache.get("factcheck-cache-check") == 42
+
+
+def test_sessions_are_cached_only_when_the_cache_is_shared():
+    if settings.REDIS_URL:
+        assert settings.SESSION_ENGINE == "django.contrib.sessions.backends.cached_db"
+    else:
+        assert settings.SESSION_ENGINE == "django.contrib.sessions.backends.db"
+
+
+@pytest.mark.django_db
+def test_a_logged_out_session_no_longer_opens_pages(client, editor):
+    client.force_login(editor)
+    stolen = client.cookies[settings.SESSION_COOKIE_NAME].value
+    client.post(reverse("logout"))
+
+    client.cookies[settings.SESSION_COOKIE_NAME] = stolen
+    response = client.get("/cases/")
+
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("login"))
