@@ -26,6 +26,8 @@ Environment (all optional):
 - ``BENCH_REQUESTS`` (200 per page), ``BENCH_CONCURRENCY`` (2 client threads),
   ``BENCH_WORKERS`` (2 gunicorn workers), ``BENCH_PORT`` (8765)
 - ``BENCH_ONLY``: comma-separated page names, to time only those
+- ``BENCH_REDIS_URL``: the cache the server processes share, as production has
+  it (``redis://127.0.0.1:6379/13``, emptied first); ``""`` for none
 """
 
 import http.client
@@ -55,6 +57,8 @@ REQUESTS = int(os.environ.get("BENCH_REQUESTS", "200"))
 CONCURRENCY = int(os.environ.get("BENCH_CONCURRENCY", "2"))
 WORKERS = int(os.environ.get("BENCH_WORKERS", "2"))
 PORT = int(os.environ.get("BENCH_PORT", "8765"))
+#: The cache the servers share, as in production (README); "" for each process's own.
+REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13")
 ONLY = {name for name in os.environ.get("BENCH_ONLY", "").split(",") if name}
 #: How many times the floor a page may take at p50; search gets more.
 AIM, SEARCH_AIM = 10, 20
@@ -62,6 +66,7 @@ AIM, SEARCH_AIM = 10, 20
 SERVER_ENV = dict(
     os.environ,
     DATABASE_URL=DATABASE_URL,
+    REDIS_URL=REDIS_URL,
     MEDIA_ROOT=str(MEDIA_ROOT),
     STATIC_ROOT=str(STATIC_ROOT),
     DEBUG="false",
@@ -107,15 +112,20 @@ def setup_django():
     import django
 
     django.setup()
+    from django.core.cache import caches
+
+    # Every figure starts from nothing cached: the first requests build what the rest reuse.
+    for cache in caches.all():
+        cache.clear()
 
 
 def session_for(user):
     """A logged-in session for ``user``, made as django.contrib.auth.login would."""
     from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-    from django.contrib.sessions.backends.db import SessionStore
+    from importlib import import_module
 
-    session = SessionStore()
+    session = import_module(settings.SESSION_ENGINE).SessionStore()
     session[SESSION_KEY] = str(user.pk)
     session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
     session[HASH_SESSION_KEY] = user.get_session_auth_hash()
