@@ -121,9 +121,10 @@ def setup_django():
 
 def session_for(user):
     """A logged-in session for ``user``, made as django.contrib.auth.login would."""
+    from importlib import import_module
+
     from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-    from importlib import import_module
 
     session = import_module(settings.SESSION_ENGINE).SessionStore()
     session[SESSION_KEY] = str(user.pk)
