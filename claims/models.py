@@ -249,6 +249,14 @@ class ReviewAssignment(models.Model):
 
     class Meta:
         ordering = ["claim", "assigned_at", "id"]
+        indexes = [
+            # A reviewer's queue in the order My reviews shows it (reviews_for);
+            # its undecided part (decided_at null) is the navigation's count.
+            models.Index(
+                fields=["reviewer", "-decided_at", "due_on", "assigned_at", "id"],
+                name="assignment_review_queue",
+            ),
+        ]
         constraints = [
             models.UniqueConstraint(
                 fields=["claim", "reviewer"], name="assignment_reviewer_once_per_claim"

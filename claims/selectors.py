@@ -9,7 +9,6 @@ from claims.models import (
     Claim,
     ClaimStatus,
     Comment,
-    Decision,
     Evidence,
     ReviewAssignment,
 )
@@ -136,7 +135,7 @@ def reviews_for(user):
     """
     return (
         ReviewAssignment.objects.filter(reviewer=user)
-        .select_related("claim", "claim__case", "assigned_by")
+        .select_related("claim__case")
         .order_by(
             F("decided_at").desc(nulls_first=True),
             F("due_on").asc(nulls_last=True),
@@ -150,8 +149,9 @@ def open_review_count(user):
     """How many claims in review wait for ``user``'s decision (shown in the navigation)."""
     if not user.is_authenticated:
         return 0
+    # Undecided is decided_at null (a constraint says so): the review queue's index.
     return ReviewAssignment.objects.filter(
-        reviewer=user, decision=Decision.PENDING, claim__status=ClaimStatus.IN_REVIEW
+        reviewer=user, decided_at__isnull=True, claim__status=ClaimStatus.IN_REVIEW
     ).count()
 
 

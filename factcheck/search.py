@@ -4,7 +4,8 @@ Full-text search across sources' text and claims, behind one function.
 The apps that own content write passages with ``replace_entries``; ``search``
 finds them with the database's own full-text engine: SQLite's FTS5 (an
 external-content table kept in step by triggers) or PostgreSQL's text search
-(a GIN index on ``to_tsvector('english', title || ' ' || body)``). Snippets
+(a GIN index on the stored ``document`` column, ``to_tsvector('english',
+title || ' ' || body)``, migration 0006). Snippets
 come back as safe HTML: the passage escaped, the matches in ``<mark>``.
 """
 
@@ -139,8 +140,7 @@ def _count(terms, claim_ids):
         if connection.vendor == "postgresql":
             cursor.execute(
                 "SELECT count(*) FROM factcheck_searchentry e "  # noqa: S608 (placeholders only)
-                "WHERE to_tsvector('english', e.title || ' ' || e.body) "
-                "@@ plainto_tsquery('english', %s)" + only,
+                "WHERE e.document @@ plainto_tsquery('english', %s)" + only,
                 [" ".join(terms), *only_params],
             )
         elif claim_ids is None:
@@ -166,8 +166,8 @@ def _fetch(terms, offset, limit, claim_ids):
             cursor.execute(
                 "SELECT e.kind, e.object_id, e.title, e.url, e.location, ts_headline('english', "  # noqa: S608 (placeholders only)
                 "e.body, q, %s) FROM factcheck_searchentry e, plainto_tsquery('english', %s) q "
-                "WHERE to_tsvector('english', e.title || ' ' || e.body) @@ q" + only + " "
-                "ORDER BY ts_rank(to_tsvector('english', e.title || ' ' || e.body), q) DESC, e.id "
+                "WHERE e.document @@ q" + only + " "
+                "ORDER BY ts_rank(e.document, q) DESC, e.id "
                 "LIMIT %s OFFSET %s",
                 [
                     f"StartSel={MATCH_START}, StopSel={MATCH_END}, MaxWords={SNIPPET_WORDS}, "
