@@ -2,36 +2,44 @@
 
 from django import forms
 from django.forms.utils import flatatt
-from django.utils.html import format_html, format_html_join
+from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
 
 class LongSelect(forms.Select):
     """
     A ``<select>`` for long lists (every reviewer of a desk, every source),
-    written out in Python. Django renders each ``<option>`` through its own
-    template, some 0.1 ms apiece: 180 reviewers made a claim page 20 ms slower.
-    The markup is the same as ``forms.Select``'s, optgroups included.
+    written out in Python straight from the choices. Django builds a dict and
+    renders a template for each ``<option>``, some 0.1 ms apiece: 180
+    reviewers made a claim page 20 ms slower. The markup is the same as
+    ``forms.Select``'s, optgroups included; like it, at most one option is
+    selected.
     """
 
     def render(self, name, value, attrs=None, renderer=None):
-        widget = self.get_context(name, value, attrs)["widget"]
-        groups = []
-        for group_name, options, _index in widget["optgroups"]:
-            rendered = format_html_join(
-                "",
-                '<option value="{}"{}>{}</option>',
-                (
-                    (option["value"], flatatt(option["attrs"]), option["label"])
-                    for option in options
-                ),
-            )
-            if group_name:
-                rendered = format_html('<optgroup label="{}">{}</optgroup>', group_name, rendered)
-            groups.append(rendered)
+        wanted = {str(item) for item in self.format_value(value)}
+        parts = []
+        for group_value, group_label in self.choices:
+            if isinstance(group_label, (list, tuple)):
+                parts.append(format_html('<optgroup label="{}">', group_value))
+                for option_value, option_label in group_label:
+                    parts.append(self._option(option_value, option_label, wanted))
+                parts.append("</optgroup>")
+            else:
+                parts.append(self._option(group_value, group_label, wanted))
         return format_html(
             '<select name="{}"{}>{}</select>',
-            widget["name"],
-            flatatt(widget["attrs"]),
-            mark_safe("".join(groups)),  # noqa: S308 - each piece built by format_html
+            name,
+            flatatt(self.build_attrs(self.attrs, attrs)),
+            mark_safe("".join(parts)),  # noqa: S308 - each piece built by format_html
+        )
+
+    @staticmethod
+    def _option(value, label, wanted):
+        value = "" if value is None else str(value)
+        selected = value in wanted
+        if selected:
+            wanted.clear()  # the first match only, as forms.Select does
+        return format_html(
+            '<option value="{}"{}>{}</option>', value, " selected" if selected else "", label
         )

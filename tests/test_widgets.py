@@ -36,3 +36,17 @@ def test_a_long_select_writes_the_same_markup_as_djangos_select(value):
 
     assert Structure(written).parts == Structure(expected).parts
     assert "&lt;script&gt;" in written and "Cy &amp; co" in written
+
+
+@pytest.mark.django_db
+def test_a_long_select_of_users_marks_the_chosen_one(editor):
+    from django.contrib.auth import get_user_model
+
+    field = forms.ModelChoiceField(
+        queryset=get_user_model().objects.order_by("username"), widget=LongSelect
+    )
+    expected = forms.Select(choices=field.choices).render("reviewer", editor.pk)
+    written = field.widget.render("reviewer", editor.pk)
+
+    assert Structure(written).parts == Structure(expected).parts
+    assert f'<option value="{editor.pk}" selected>' in written
