@@ -93,7 +93,9 @@ def _filtered(case, rows, *, status, verdict, reviewer):
     if verdict:
         rows = [row for row in rows if str(row["verdict_id"]) == verdict]
     if reviewer:
-        reviewed = claims_reviewed_by(case, int(reviewer)) if reviewer.isdigit() else set()
+        # Any id the database can hold; anything else is a reviewer of nothing.
+        known = reviewer.isascii() and reviewer.isdigit() and 0 < int(reviewer) < 2**63
+        reviewed = claims_reviewed_by(case, int(reviewer)) if known else set()
         rows = [row for row in rows if row["pk"] in reviewed]
     return rows
 

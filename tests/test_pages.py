@@ -333,3 +333,11 @@ def test_a_case_with_a_taken_slug_is_refused_next_to_the_field(editor_client, fi
 
     assert response.status_code == 422
     assert "already exists" in response.text
+
+
+@pytest.mark.parametrize("reviewer", ["abc", "²", "9" * 40, "-1", "0"])
+def test_a_reviewer_filter_that_names_nobody_lists_no_claims(editor_client, first_case, reviewer):
+    response = editor_client.get(first_case.get_absolute_url(), {"reviewer": reviewer})
+
+    assert response.status_code == 200
+    assert "No claims match these filters" in response.text
