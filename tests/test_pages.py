@@ -53,6 +53,9 @@ def test_the_case_page_marks_every_claim_in_the_article_and_lists_them_by_pages(
     assert listed == claims[:CLAIMS_PER_PAGE]
     assert listed_next == claims[CLAIMS_PER_PAGE:]
     assert 'href="?page=2" rel="next"' in response.text
+    assert f"Claims 1–{CLAIMS_PER_PAGE} of {len(claims)}; the piece marks all of them." in (
+        response.text
+    )
     assert f"{len(claims)}</span> Draft" in response.text
 
 
