@@ -183,6 +183,7 @@ def percentile(values, share):
 
 
 def make_plan(folder):
+    from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
     from django.contrib.auth.models import User
     from django.contrib.sessions.backends.db import SessionStore
@@ -194,7 +195,7 @@ def make_plan(folder):
     def identity(user, **extra):
         session = SessionStore()
         session[SESSION_KEY] = str(user.pk)
-        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
         session[HASH_SESSION_KEY] = user.get_session_auth_hash()
         session.create()
         return {

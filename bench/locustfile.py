@@ -88,7 +88,10 @@ class SignedIn(HttpUser):
         return self.client.post(url, data=data, headers=headers, name=name, allow_redirects=False)
 
     def acknowledged(self, response, record):
-        if 200 <= response.status_code < 400:
+        # A redirect to the login page is a refusal (the session was not
+        # accepted), not a saved write.
+        to_login = response.headers.get("Location", "").startswith("/login")
+        if 200 <= response.status_code < 400 and not to_login:
             _log(
                 _writes_log,
                 record | {"user": self.identity["username"], "status": response.status_code},
