@@ -70,15 +70,20 @@ def _held_roles(user):
     """
     The names of the role groups ``user`` is in: one query, then kept on the
     user object, as Django keeps the permissions it loads (``_perm_cache``),
-    so that a page asking several times costs one query.
+    so that a page asking several times costs one query. The authentication
+    backend remembers them when it loads the permissions (factcheck/backends.py).
     """
     try:
         return user._held_roles_cache
     except AttributeError:
-        user._held_roles_cache = frozenset(
-            user.groups.filter(name__in=ROLE_PERMISSIONS).values_list("name", flat=True)
+        remember_held_roles(
+            user, user.groups.filter(name__in=ROLE_PERMISSIONS).values_list("name", flat=True)
         )
         return user._held_roles_cache
+
+
+def remember_held_roles(user, names):
+    user._held_roles_cache = frozenset(names)
 
 
 def is_editor(user):
