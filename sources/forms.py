@@ -3,7 +3,7 @@ from django.core.exceptions import ValidationError
 from django.template.defaultfilters import filesizeformat
 
 from sources.models import Source
-from sources.services import check_upload
+from sources.services import check_upload, too_large_message
 
 
 class SourceForm(forms.ModelForm):
@@ -62,9 +62,7 @@ class UploadForm(forms.Form):
                 self.add_error(
                     "file",
                     ValidationError(
-                        f"The file is {filesizeformat(upload.size)}, over the limit of "
-                        f"{filesizeformat(self.max_bytes)}.",
-                        code="too_large",
+                        too_large_message(upload.size, self.max_bytes), code="too_large"
                     ),
                 )
                 return cleaned

@@ -80,6 +80,20 @@ def display_filename(filename):
     return name
 
 
+def too_large_message(size, limit):
+    """
+    Why a file of ``size`` bytes is refused: in megabytes, or in bytes where
+    the two round to the same figure (one byte over would read "25.0 MB, over
+    the limit of 25.0 MB").
+    """
+    if filesizeformat(size) == filesizeformat(limit):
+        return (
+            f"The file is {size:,} bytes, over the limit of {limit:,} bytes "
+            f"({filesizeformat(limit)})."
+        )
+    return f"The file is {filesizeformat(size)}, over the limit of {filesizeformat(limit)}."
+
+
 def check_upload(content, filename=""):
     """
     The media type of uploaded ``content``, decided from the bytes themselves;
@@ -88,11 +102,7 @@ def check_upload(content, filename=""):
     """
     limit = settings.SOURCE_UPLOAD_MAX_BYTES
     if len(content) > limit:
-        raise ValidationError(
-            f"The file is {filesizeformat(len(content))}, over the limit of "
-            f"{filesizeformat(limit)}.",
-            code="too_large",
-        )
+        raise ValidationError(too_large_message(len(content), limit), code="too_large")
     try:
         return detect_media_type(content, filename)
     except UnsupportedUpload as error:

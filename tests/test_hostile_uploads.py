@@ -187,7 +187,7 @@ CORPUS = [
         "one-byte-over-the-limit",
         "big.txt",
         lambda: b"a" * (DEFAULT_UPLOAD_LIMIT + 1),
-        refused="The file is 25.0 MB, over the limit of 25.0 MB.",
+        refused="The file is 26,214,401 bytes, over the limit of 26,214,400 bytes (25.0 MB).",
     ),
 ]
 

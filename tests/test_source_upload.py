@@ -262,3 +262,16 @@ def test_the_source_page_polls_while_extracting_and_stops_when_ready(editor_clie
     assert 'hx-trigger="every 2s"' not in fragment.text
     assert "Waiting words." in fragment.text
     assert fragment.text.lstrip().startswith('<div id="version-panel"')
+
+
+def test_the_size_message_gives_bytes_when_megabytes_would_read_the_same():
+    from sources.services import too_large_message
+
+    limit = 25 * 1024 * 1024
+
+    assert too_large_message(limit + 1, limit) == (
+        "The file is 26,214,401 bytes, over the limit of 26,214,400 bytes (25.0 MB)."
+    )
+    assert too_large_message(30 * 1024 * 1024, limit) == (
+        "The file is 30.0 MB, over the limit of 25.0 MB."
+    )
