@@ -270,8 +270,8 @@ def test_the_size_message_gives_bytes_when_megabytes_would_read_the_same():
     limit = 25 * 1024 * 1024
 
     assert too_large_message(limit + 1, limit) == (
-        "The file is 26,214,401 bytes, over the limit of 26,214,400 bytes (25.0 MB)."
+        "The file is 26,214,401 bytes, over the limit of 26,214,400 bytes (25.0\xa0MB)."
     )
     assert too_large_message(30 * 1024 * 1024, limit) == (
-        "The file is 30.0 MB, over the limit of 25.0 MB."
+        "The file is 30.0\xa0MB, over the limit of 25.0\xa0MB."
     )
