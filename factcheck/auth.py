@@ -33,6 +33,17 @@ THROTTLED_MESSAGE = (
     "Too many failed logins for this account or from this address. Wait 15 minutes, then try again."
 )
 
+#: Password-reset requests allowed per window for one e-mail address (whether or
+#: not an account has it, so the limit tells nothing), and from one client address.
+RESET_REQUESTS_PER_EMAIL = 3
+RESET_REQUESTS_PER_ADDRESS = 10
+RESET_WINDOW_SECONDS = 60 * 60
+
+RESET_THROTTLED_MESSAGE = (
+    "Too many password-reset requests for this e-mail address or from this address. "
+    "Wait an hour, then try again; a link already sent still works."
+)
+
 
 def client_address(request):
     """
@@ -52,13 +63,17 @@ def _counter_key(kind, value):
     return f"login-attempts:{kind}:{digest}"
 
 
-def _count(key):
-    cache.add(key, 0, LOGIN_WINDOW_SECONDS)
+def _count(key, window=LOGIN_WINDOW_SECONDS):
+    cache.add(key, 0, window)
     try:
         return cache.incr(key)
     except ValueError:  # expired between add and incr: a new window
-        cache.add(key, 1, LOGIN_WINDOW_SECONDS)
+        cache.add(key, 1, window)
         return 1
+
+
+def _account_key(username):
+    return _counter_key("account", username.strip().casefold())
 
 
 class LoginThrottle:
@@ -72,7 +87,7 @@ class LoginThrottle:
     """
 
     def __init__(self, *, username, address):
-        self.account_key = _counter_key("account", username.strip().casefold())
+        self.account_key = _account_key(username)
         self.address_key = _counter_key("address", address)
 
     def attempt(self):
@@ -152,3 +167,40 @@ class ResetForm(PasswordResetForm):
         subject = "".join(loader.render_to_string(subject_template_name, context).splitlines())
         body = loader.render_to_string(email_template_name, context)
         send_password_reset_mail.enqueue(subject=subject, body=body, to_email=to_email)
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """
+    Django's reset request, limited per typed e-mail address and per client
+    address (counted before anything is looked up or mailed); over either
+    limit it answers 429 with the address kept in the form.
+    """
+
+    form_class = ResetForm
+
+    def form_valid(self, form):
+        email_requests = _count(
+            _counter_key("reset-email", form.cleaned_data["email"].strip().casefold()),
+            RESET_WINDOW_SECONDS,
+        )
+        address_requests = _count(
+            _counter_key("reset-address", client_address(self.request)), RESET_WINDOW_SECONDS
+        )
+        if email_requests > RESET_REQUESTS_PER_EMAIL or (
+            address_requests > RESET_REQUESTS_PER_ADDRESS
+        ):
+            form.add_error(None, ValidationError(RESET_THROTTLED_MESSAGE, code="throttled"))
+            response = self.form_invalid(form)
+            response.status_code = 429
+            response["Retry-After"] = str(RESET_WINDOW_SECONDS)
+            return response
+        return super().form_valid(form)
+
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    """Django's new-password step; a new password also lifts the account's login lockout."""
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        cache.delete(_account_key(form.user.get_username()))
+        return response

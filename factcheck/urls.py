@@ -4,7 +4,12 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from django.views.generic import RedirectView
 
-from factcheck.auth import AdminLoginForm, LoginView, ResetForm
+from factcheck.auth import (
+    AdminLoginForm,
+    LoginView,
+    PasswordResetConfirmView,
+    PasswordResetView,
+)
 from factcheck.views import healthz_view, search_view
 
 # A lost database answers 503 with a plain page instead of a 500 (factcheck/middleware.py).
@@ -27,9 +32,7 @@ urlpatterns = [
     # Django's reset views are marked login_not_required already.
     path(
         "password/reset/",
-        auth_views.PasswordResetView.as_view(
-            form_class=ResetForm, extra_email_context={"timeout_hours": RESET_LINK_HOURS}
-        ),
+        PasswordResetView.as_view(extra_email_context={"timeout_hours": RESET_LINK_HOURS}),
         name="password_reset",
     ),
     path(
@@ -39,7 +42,7 @@ urlpatterns = [
     ),
     path(
         "password/reset/<uidb64>/<token>/",
-        auth_views.PasswordResetConfirmView.as_view(),
+        PasswordResetConfirmView.as_view(),
         name="password_reset_confirm",
     ),
     path(

@@ -15,7 +15,14 @@ from django.core.exceptions import ValidationError
 from django.test import Client
 from django.urls import reverse
 
-from factcheck.auth import LOGIN_ATTEMPTS_PER_ACCOUNT, LOGIN_ATTEMPTS_PER_ADDRESS, THROTTLED_MESSAGE
+from factcheck.auth import (
+    LOGIN_ATTEMPTS_PER_ACCOUNT,
+    LOGIN_ATTEMPTS_PER_ADDRESS,
+    RESET_REQUESTS_PER_ADDRESS,
+    RESET_REQUESTS_PER_EMAIL,
+    RESET_THROTTLED_MESSAGE,
+    THROTTLED_MESSAGE,
+)
 from tests.factories import EditorFactory
 
 PASSWORD = "correct horse battery staple"
@@ -284,8 +291,10 @@ def test_the_password_change_page_needs_a_login():
 # Password reset
 
 
-def ask_for_reset(email):
-    return Client().post(reverse("password_reset"), {"email": email}, follow=True)
+def ask_for_reset(email, address="192.0.2.10"):
+    return Client().post(
+        reverse("password_reset"), {"email": email}, follow=True, REMOTE_ADDR=address
+    )
 
 
 def test_a_reset_for_an_unknown_address_answers_exactly_as_for_a_known_one(mailoutbox):
@@ -333,3 +342,50 @@ def test_the_reset_link_sets_a_new_password_and_logs_out_the_old_sessions(mailou
 def test_the_reset_pages_open_without_login():
     for name in ["password_reset", "password_reset_done", "password_reset_complete"]:
         assert Client().get(reverse(name)).status_code == 200, name
+
+
+def test_reset_requests_past_the_limit_for_an_address_are_refused_with_429_and_the_address_kept(
+    mailoutbox,
+):
+    EditorFactory(username="eddie", email="eddie@example.org")
+    for _ in range(RESET_REQUESTS_PER_EMAIL):
+        assert ask_for_reset("eddie@example.org").redirect_chain
+
+    refused = ask_for_reset("eddie@example.org")
+    unknown_refused = [ask_for_reset("nobody@example.org") for _ in range(4)][-1]
+
+    assert refused.status_code == unknown_refused.status_code == 429
+    assert refused["Retry-After"] == str(60 * 60)
+    assert RESET_THROTTLED_MESSAGE in refused.content.decode()
+    assert 'value="eddie@example.org"' in refused.content.decode()
+    # Refused the same way whether or not an account has the address.
+    assert page_without_tokens(refused, "eddie") == page_without_tokens(unknown_refused, "nobody")
+    assert len(mailoutbox) == RESET_REQUESTS_PER_EMAIL
+
+
+def test_reset_requests_past_the_limit_from_one_client_address_are_refused():
+    for number in range(RESET_REQUESTS_PER_ADDRESS):
+        assert ask_for_reset(f"person{number}@example.org", address="198.51.100.7").redirect_chain
+
+    assert ask_for_reset("one-more@example.org", address="198.51.100.7").status_code == 429
+    assert ask_for_reset("one-more@example.org", address="198.51.100.8").redirect_chain
+
+
+def test_a_new_password_from_a_reset_link_lifts_the_login_lockout(mailoutbox):
+    EditorFactory(username="eddie", email="eddie@example.org")
+    client = Client()
+    for _ in range(LOGIN_ATTEMPTS_PER_ACCOUNT):
+        log_in(client, "eddie", "wrong password")
+    assert log_in(client, "eddie", PASSWORD).status_code == 429
+
+    ask_for_reset("eddie@example.org")
+    link = re.search(r"http://testserver(/password/reset/\S+/)", mailoutbox[0].body)[1]
+    form_page = client.get(link, follow=True)
+    new_password = "a new and longer passphrase"
+    done = client.post(
+        form_page.redirect_chain[-1][0],
+        {"new_password1": new_password, "new_password2": new_password},
+    )
+
+    assert done["Location"] == reverse("password_reset_complete")
+    assert log_in(Client(), "eddie", new_password).status_code == 302
