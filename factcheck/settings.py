@@ -155,13 +155,37 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # The cache holds rate-limit counters and the corrections chain's check. With
 # several server processes they must share it: set REDIS_URL.
 REDIS_URL = os.environ.get("REDIS_URL", "")
+
+
 # "rendered" holds rendered texts (a 1 MB source is 1.3 MB of HTML): its own
 # alias, so that in one process's memory a few dozen of them cannot push the
-# rate-limit counters out.
+# rate-limit counters out. Its keys carry a digest of the code that renders
+# (the templates and the text renderer), so that a release that changes them
+# never serves what the old code rendered.
+def _rendering_code_digest():
+    import hashlib
+
+    digest = hashlib.sha256()
+    files = [BASE_DIR / "sources" / "highlighting.py", *sorted((BASE_DIR / "templates").rglob("*"))]
+    for path in files:
+        if path.is_file():
+            digest.update(path.relative_to(BASE_DIR).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+RENDERED_KEY_PREFIX = f"rendered-{_rendering_code_digest()}"
 if REDIS_URL:
     CACHES = {
-        alias: {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
-        for alias in ("default", "rendered")
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+        },
+        "rendered": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": RENDERED_KEY_PREFIX,
+        },
     }
 else:
     CACHES = {
@@ -169,6 +193,7 @@ else:
         "rendered": {
             "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
             "LOCATION": "rendered",
+            "KEY_PREFIX": RENDERED_KEY_PREFIX,
             "OPTIONS": {"MAX_ENTRIES": 64},
         },
     }
