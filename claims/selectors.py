@@ -1,6 +1,7 @@
 """Reads for the claims app: what the pages list, with their queries bounded."""
 
 from django.db.models import Count, F, OuterRef, Prefetch, Subquery
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils.html import format_html
 
@@ -27,9 +28,13 @@ def case_list(user=None):
     return (
         cases.select_related("source_under_check", "lead_editor")
         .annotate(
-            claim_count=Subquery(claims.annotate(n=Count("pk")).values("n")),
-            published_count=Subquery(
-                claims.filter(status=ClaimStatus.PUBLISHED).annotate(n=Count("pk")).values("n")
+            # A case without claims has no group: its subquery is NULL, so Coalesce to 0.
+            claim_count=Coalesce(Subquery(claims.annotate(n=Count("pk")).values("n")), 0),
+            published_count=Coalesce(
+                Subquery(
+                    claims.filter(status=ClaimStatus.PUBLISHED).annotate(n=Count("pk")).values("n")
+                ),
+                0,
             ),
         )
         .order_by("-created_at", "-id")

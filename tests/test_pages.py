@@ -1,13 +1,17 @@
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from claims.models import Claim, Rating
 from claims.views import CLAIMS_PER_PAGE
 from sources.models import Source, SourceRole
 from sources.services import find_span
 from tests.factories import (
+    CaseFactory,
+    ClaimFactory,
     CorrectionFactory,
     PublishedCorrectionFactory,
+    QuotationFactory,
     ReviewAssignmentFactory,
 )
 
@@ -344,3 +348,24 @@ def test_a_reviewer_filter_that_names_nobody_lists_no_claims(editor_client, firs
 
     assert response.status_code == 200
     assert "No claims match these filters" in response.text
+
+
+def test_the_case_list_counts_each_cases_claims_and_published_ones(editor_client):
+    empty = CaseFactory(title="A case with no claims yet")
+    first = ClaimFactory()
+    busy = first.case
+    ClaimFactory(
+        case=busy,
+        quotation=QuotationFactory(version=first.quotation.version, exact="467 seconds"),
+        status=Claim.Status.PUBLISHED,
+        published_at=timezone.now(),
+    )
+
+    response = editor_client.get(reverse("claims:case_list"))
+
+    cards = {
+        case.title: response.text.split(case.title, 1)[1].split("</li>", 1)[0]
+        for case in (empty, busy)
+    }
+    assert "0 claims · 0 published" in cards[empty.title]
+    assert "2 claims · 1 published" in cards[busy.title]
