@@ -123,6 +123,9 @@ def case_detail_view(request, slug, create_form=None, status_code=200):
         "claims": claims_for_rows(page.object_list),
         "filtered": any(filters.values()),
         "filter_query": urlencode({name: value for name, value in filters.items() if value}),
+        # A page of the list swapped in by htmx takes the focus (a keyboard user
+        # pressed Previous or Next, which the swap removed); a filter change does not.
+        "focus_list": bool(request.htmx and "page" in request.GET),
         **filters,
     }
     if request.htmx and request.htmx.target == "claim-list":

@@ -441,3 +441,30 @@ def test_two_editors_on_one_claim_see_the_conflict_view(browser, live_server, de
     assert second.input_value("#id_statement") == "Second editor's wording."
     claim.refresh_from_db()
     assert claim.statement == "First editor's wording."
+
+
+def test_the_claim_list_pages_in_place_with_the_keyboard(browser, live_server, desk):
+    _editor, _reviewer, case = desk
+    page = new_page(browser)
+    log_in(page, live_server.url, "eddie")
+    page.goto(f"{live_server.url}{case.get_absolute_url()}")
+    page.evaluate("window.scrollMarker = 'same document'")
+
+    page.focus("#claim-list .pagination a[rel=next]")
+    with page.expect_response(lambda response: "page=2" in response.url):
+        page.keyboard.press("Enter")
+    page.wait_for_function(
+        "document.activeElement && document.activeElement.id === 'claim-list-range'"
+    )
+
+    assert page.evaluate("window.scrollMarker") == "same document"  # swapped, not reloaded
+    assert page.url.endswith("?page=2")
+    assert "Claims 51–60 of 60" in page.inner_text("#claim-list-range")
+    assert page.locator("#claim-list .claim").count() == 10
+    # The piece still marks every claim.
+    assert page.locator(".reader__text .claim-ref").count() == 60
+
+    page.focus("#claim-list .pagination a[rel=prev]")
+    with page.expect_response(lambda response: "page=1" in response.url):
+        page.keyboard.press("Enter")
+    page.wait_for_function("document.querySelectorAll('#claim-list .claim').length === 50")

@@ -369,3 +369,19 @@ def test_the_case_list_counts_each_cases_claims_and_published_ones(editor_client
     }
     assert "0 claims · 0 published" in cards[empty.title]
     assert "2 claims · 1 published" in cards[busy.title]
+
+
+def test_a_page_of_claims_swapped_in_by_htmx_takes_the_focus_and_a_filter_change_does_not(
+    editor_client, first_case
+):
+    swap = {"HX-Request": "true", "HX-Target": "claim-list"}
+
+    paged = editor_client.get(first_case.get_absolute_url(), {"page": 2}, headers=swap)
+    filtered = editor_client.get(first_case.get_absolute_url(), {"status": "draft"}, headers=swap)
+    full = editor_client.get(first_case.get_absolute_url(), {"page": 2})
+
+    assert paged.text.lstrip().startswith('<div id="claim-list"')
+    assert 'id="claim-list-range" tabindex="-1" autofocus' in paged.text
+    assert 'id="claim-list-range" tabindex="-1">' in filtered.text
+    assert "autofocus" not in full.text.split('id="claim-list"', 1)[1]
+    assert 'hx-get="?status=draft&amp;page=2" hx-target="#claim-list"' in filtered.text
