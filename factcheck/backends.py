@@ -8,6 +8,8 @@ plain SQL query instead of three ORM queries (the user's own permissions, their
 groups' permissions, their role groups) saves about 1.5 ms a page.
 """
 
+import functools
+
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.models import Group, Permission
@@ -35,6 +37,7 @@ def forget_cached_permissions(sender, instance, **kwargs):
             instance.__dict__.pop(attribute, None)
 
 
+@functools.cache
 def _permissions_and_groups_sql():
     User = get_user_model()
     tables = {
