@@ -384,4 +384,5 @@ def test_a_page_of_claims_swapped_in_by_htmx_takes_the_focus_and_a_filter_change
     assert 'id="claim-list-range" tabindex="-1" autofocus' in paged.text
     assert 'id="claim-list-range" tabindex="-1">' in filtered.text
     assert "autofocus" not in full.text.split('id="claim-list"', 1)[1]
-    assert 'hx-get="?status=draft&amp;page=2" hx-target="#claim-list"' in filtered.text
+    assert 'hx-boost="true" hx-target="#claim-list"' in filtered.text
+    assert 'href="?status=draft&amp;page=2" rel="next"' in filtered.text
