@@ -27,7 +27,8 @@ ten seconds in the middle, and then a count of what survived (``make load``).
 The exit status is non-zero when an aim is missed. Environment: LOAD_USERS (50),
 LOAD_DURATION (2m), LOAD_SPAWN_RATE (10), LOAD_OUTAGE_AT (45, or three eighths of
 a shorter run), LOAD_OUTAGE_SECONDS (10; 0 for no outage), LOAD_WEB_WORKERS (3),
-LOAD_WEB_THREADS (4), LOAD_KEEP=1 keeps the working folder. A quick try:
+LOAD_WEB_THREADS (4), LOAD_REDIS_URL (redis://127.0.0.1:6379/12, emptied first; "" for a
+cache per process), LOAD_KEEP=1 keeps the working folder. A quick try:
 ``LOAD_DURATION=30s LOAD_USERS=10 make load``.
 """
 
@@ -56,6 +57,8 @@ from pathlib import Path
 PROJECT = Path(__file__).resolve().parent.parent
 PY = sys.executable
 RECOVERY_AIM_SECONDS = 5.0
+#: The cache the app's processes share; a database of its own on the machine's Redis.
+REDIS_URL = os.environ.get("LOAD_REDIS_URL", "redis://127.0.0.1:6379/12")
 SCALE_FLAGS = [
     "--cases=8",
     "--claims=600",
@@ -515,7 +518,15 @@ def run(folder, pg, processes, **o):
         "LOG_LEVEL": "WARNING",
         "DJANGO_SETTINGS_MODULE": "factcheck.settings",
     }
-    env.pop("REDIS_URL", None)
+    # The cache the server processes and the worker share, as in production: sessions,
+    # rate limits, rendered texts and the desk page cache (emptied first).
+    if REDIS_URL:
+        import redis
+
+        redis.Redis.from_url(REDIS_URL).flushdb()
+        env["REDIS_URL"] = REDIS_URL
+    else:
+        env.pop("REDIS_URL", None)
     manage = [PY, str(PROJECT / "manage.py")]
     say("migrate, collectstatic, scale dataset " + " ".join(SCALE_FLAGS))
     for command in (
@@ -690,14 +701,16 @@ def run(folder, pg, processes, **o):
     per_kind = defaultdict(list)
     for r in normal:
         per_kind[r["kind"]].append(r)
-    print(f"  {'kind':<18}{'count':>7}{'p50 ms':>9}{'p95 ms':>9}  statuses")
+    print(f"  {'kind':<18}{'count':>7}{'p50 ms':>9}{'p95 ms':>9}{'stored':>8}  statuses")
     for kind, rows in sorted(per_kind.items(), key=lambda item: -len(item[1])):
         ms = [r["ms"] for r in rows]
         codes = Counter(r["status"] for r in rows)
+        stored = sum(r.get("stored") == "hit" for r in rows) / len(rows)
         print(
-            f"  {kind:<18}{len(rows):>7}{percentile(ms, 0.5):>9.0f}{percentile(ms, 0.95):>9.0f}  "
-            + ", ".join(f"{code}×{n}" for code, n in sorted(codes.items()))
+            f"  {kind:<18}{len(rows):>7}{percentile(ms, 0.5):>9.0f}{percentile(ms, 0.95):>9.0f}"
+            f"{stored:>8.0%}  " + ", ".join(f"{code}×{n}" for code, n in sorted(codes.items()))
         )
+    print("  (stored: served from the desk page cache, unchanged since it was rendered)")
     print(f"5xx other than 503  {len(errors_5xx)}")
     print(f"transport errors    {len(transport)}")
     if outage:

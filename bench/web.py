@@ -9,13 +9,20 @@ It creates the PostgreSQL database if it is missing, migrates it, generates
 the scale dataset if absent (``manage.py make_scale_dataset``), collects the
 static files, starts gunicorn on 127.0.0.1 with production settings (DEBUG
 off, a generated SECRET_KEY, plain HTTP allowed), logs an editor and the busy
-reviewer in through sessions made directly, and times each page from client
-threads in this process. For every page it prints p50 and p95 latency,
+reviewer in through sessions made directly (each with a CSRF cookie, as a
+browser keeps one), and times each page from client threads in this process.
+For every page it prints p50 and p95 latency,
 requests per second, the ratio of its p50 to the floor (``/healthz`` on the
 same server, which does nothing but answer) and the number of SQL queries the
 page runs (counted in this process for the same URL and user with
 ``CaptureQueriesContext``). The aims: every page within 10× the floor at p50
 with a constant, small number of queries; search within 20×.
+
+Each logged-in (desk) page is timed twice: requested again and again unchanged,
+which the desk page cache (factcheck/desk_pages.py) answers from Redis, and
+"after a write", where the write generation is moved before every request (as
+any write to the database does) so that every response is rendered. The
+"stored" column is the share of responses that came from the cache.
 
 Environment (all optional):
 
@@ -195,16 +202,24 @@ def pages():
     ]
 
 
-def count_queries(url, user):
-    """The SQL queries ``url`` runs for ``user``, in this process (after one warm-up)."""
+def count_queries(url, user, *, rendered=False):
+    """
+    The SQL queries ``url`` runs for ``user``, in this process (after a warm-up):
+    as served again unchanged, or, with ``rendered``, right after a write.
+    """
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
+
+    from factcheck.desk_pages import note_write
 
     client = Client(HTTP_HOST="127.0.0.1")
     if user is not None:
         client.force_login(user)
     client.get(url)
+    client.get(url)
+    if rendered:
+        note_write()
     with CaptureQueriesContext(connection) as queries:
         response = client.get(url)
     assert response.status_code == 200, (url, response.status_code)
@@ -228,7 +243,7 @@ def start_server():
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
-            status, _body = fetch(http.client.HTTPConnection("127.0.0.1", PORT), "/healthz", "")
+            status, _served = fetch(http.client.HTTPConnection("127.0.0.1", PORT), "/healthz", "")
             if status == 200:
                 return server
         except OSError:
@@ -243,15 +258,20 @@ def fetch(connection, url, cookie):
         headers["Cookie"] = cookie
     connection.request("GET", url, headers=headers)
     response = connection.getresponse()
-    body = response.read()
+    response.read()  # the whole body is part of the timing
     if response.getheader("Connection", "").lower() == "close":
         connection.close()
-    return response.status, body
+    from factcheck.desk_pages import HIT_HEADER
+
+    return response.status, response.getheader(HIT_HEADER)
 
 
-def time_page(url, cookie):
-    """Latencies of REQUESTS requests from CONCURRENCY threads, and the wall time."""
-    latencies, errors, lock = [], [], threading.Lock()
+def time_page(url, cookie, before_each=None):
+    """
+    Latencies of REQUESTS requests from CONCURRENCY threads, and the wall time;
+    ``before_each()`` runs, untimed, before every request.
+    """
+    latencies, errors, served, lock = [], [], [], threading.Lock()
     per_thread = [
         REQUESTS // CONCURRENCY + (i < REQUESTS % CONCURRENCY) for i in range(CONCURRENCY)
     ]
@@ -259,11 +279,14 @@ def time_page(url, cookie):
     def client(count):
         connection = http.client.HTTPConnection("127.0.0.1", PORT, timeout=120)
         for _ in range(count):
+            if before_each is not None:
+                before_each()
             began = time.perf_counter()
-            status, _body = fetch(connection, url, cookie)
+            status, how = fetch(connection, url, cookie)
             elapsed = time.perf_counter() - began
             with lock:
                 latencies.append(elapsed)
+                served.append(how)
                 if status != 200:
                     errors.append(status)
 
@@ -277,7 +300,7 @@ def time_page(url, cookie):
     for thread in threads:
         thread.join()
     wall = time.perf_counter() - began
-    return latencies, wall, errors
+    return latencies, wall, errors, served.count("hit") / len(served)
 
 
 def percentile(values, fraction):
@@ -295,25 +318,48 @@ def main():
         listed = [page for page in listed if page[2] is None and page[3] is None] + [
             page for page in listed if any(name in page[0] for name in ONLY)
         ]
+    from django.middleware.csrf import CSRF_ALLOWED_CHARS
+    from django.utils.crypto import get_random_string
+
+    from factcheck.desk_pages import note_write
+
+    # Each user's browser: a session and the CSRF cookie its pages' forms are made from.
     cookies = {}
     for _name, _url, user, _aim in listed:
         if user is not None and user.pk not in cookies:
-            cookies[user.pk] = f"{settings.SESSION_COOKIE_NAME}={session_for(user)}"
-    queries = {url: count_queries(url, user) for _name, url, user, _aim in listed}
+            cookies[user.pk] = (
+                f"{settings.SESSION_COOKIE_NAME}={session_for(user)}; "
+                f"{settings.CSRF_COOKIE_NAME}={get_random_string(32, CSRF_ALLOWED_CHARS)}"
+            )
+    # A desk page is timed twice: opened again unchanged (served from the desk page
+    # cache) and right after a write anywhere (rendered). Public pages once.
+    runs = []
+    for name, url, user, aim in listed:
+        runs.append((name, url, user, aim, False))
+        if user is not None:
+            runs.append((f"{name}, after a write", url, user, aim, True))
+    queries = {
+        (url, rendered): count_queries(url, user, rendered=rendered)
+        for _name, url, user, _aim, rendered in runs
+    }
 
     server = start_server()
     results = []
     try:
-        for name, url, user, aim in listed:
-            latencies, wall, errors = time_page(url, cookies.get(user.pk) if user else "")
+        for name, url, user, aim, rendered in runs:
+            latencies, wall, errors, stored = time_page(
+                url, cookies.get(user.pk) if user else "", note_write if rendered else None
+            )
             results.append(
                 {
                     "page": name,
                     "url": url,
+                    "after_a_write": rendered,
                     "p50_ms": percentile(latencies, 0.50) * 1000,
                     "p95_ms": percentile(latencies, 0.95) * 1000,
                     "rps": len(latencies) / wall,
-                    "queries": queries[url],
+                    "queries": queries[url, rendered],
+                    "served_stored": stored,
                     "errors": len(errors),
                     "aim": aim,
                 }
@@ -329,7 +375,10 @@ def main():
         f"gunicorn {WORKERS} sync workers, {CONCURRENCY} client threads, {REQUESTS} requests "
         f"a page, PostgreSQL {urlsplit(DATABASE_URL).path.lstrip('/')}"
     )
-    header = f"{'page':44} {'p50 ms':>8} {'p95 ms':>8} {'req/s':>7} {'× floor':>8} {'queries':>7}"
+    header = (
+        f"{'page':52} {'p50 ms':>8} {'p95 ms':>8} {'req/s':>7} {'× floor':>8} {'queries':>7}"
+        f" {'stored':>6}"
+    )
     print(header)
     print("-" * len(header))
     missed = []
@@ -345,9 +394,14 @@ def main():
             verdict += f" {result['errors']} errors"
             missed.append(result["page"])
         print(
-            f"{result['page'][:44]:44} {result['p50_ms']:8.1f} {result['p95_ms']:8.1f} "
-            f"{result['rps']:7.1f} {ratio:8.1f} {result['queries']:7d}  {verdict}"
+            f"{result['page'][:52]:52} {result['p50_ms']:8.1f} {result['p95_ms']:8.1f} "
+            f"{result['rps']:7.1f} {ratio:8.1f} {result['queries']:7d} "
+            f"{result['served_stored']:6.0%}  {verdict}"
         )
+    print(
+        "\nstored: the share of responses served from the desk page cache. A desk page is"
+        "\nstored until the next write to the database; 'after a write' renders it every time."
+    )
     output = ROOT / "var" / "bench" / "web-results.json"
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(results, indent=2))

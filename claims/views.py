@@ -69,6 +69,7 @@ from claims.services import (
     reviewer_assign,
 )
 from claims.workflow import Action, allowed_actions, claim_content, claim_digest, claim_transition
+from factcheck.desk_pages import desk_page
 from factcheck.public_pages import public_page
 from factcheck.roles import cases_visible_to, claims_visible_to, is_editor
 from sources.selectors import passage_occurrences
@@ -82,6 +83,7 @@ CORRECTIONS_PER_PAGE = 20
 
 
 @permission_required("claims.view_case", raise_exception=True)
+@desk_page
 def case_list_view(request):
     page = Paginator(case_list(request.user), CASES_PER_PAGE).get_page(request.GET.get("page"))
     return render(request, "claims/case_list.html", {"page": page})
@@ -101,6 +103,7 @@ def _filtered(case, rows, *, status, verdict, reviewer):
 
 
 @permission_required("claims.view_case", raise_exception=True)
+@desk_page
 def case_detail_view(request, slug, create_form=None, status_code=200):
     case = get_object_or_404(
         cases_visible_to(request.user).select_related("source_under_check", "lead_editor"),
@@ -201,6 +204,7 @@ def case_create_view(request):
 
 
 @permission_required("claims.view_reviewassignment", raise_exception=True)
+@desk_page
 def my_reviews_view(request):
     page = Paginator(reviews_for(request.user), REVIEWS_PER_PAGE).get_page(request.GET.get("page"))
     return render(request, "claims/my_reviews.html", {"page": page})
@@ -421,6 +425,7 @@ def _partial(request, name, context, status=200):
 
 
 @permission_required("claims.view_claim", raise_exception=True)
+@desk_page
 def claim_detail_view(request, slug, pk):
     case = _case(request, slug)
     return render(request, "claims/claim_detail.html", _claim_context(request, case, pk))

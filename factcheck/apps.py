@@ -6,5 +6,10 @@ class FactcheckConfig(AppConfig):
     verbose_name = "Fact-check desk"
 
     def ready(self):
+        from django.db.backends.signals import connection_created
+
         # Connects the receiver that keeps a user object's kept permissions honest.
         from factcheck import backends  # noqa: F401
+        from factcheck.desk_pages import watch_connection
+
+        connection_created.connect(watch_connection, dispatch_uid="desk-pages-count-writes")

@@ -162,19 +162,21 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 # rate-limit counters out. Its keys carry a digest of the code that renders
 # (the templates and the text renderer), so that a release that changes them
 # never serves what the old code rendered.
-def _rendering_code_digest():
+def _code_digest(*paths):
     import hashlib
 
     digest = hashlib.sha256()
-    files = [BASE_DIR / "sources" / "highlighting.py", *sorted((BASE_DIR / "templates").rglob("*"))]
-    for path in files:
-        if path.is_file():
-            digest.update(path.relative_to(BASE_DIR).as_posix().encode())
-            digest.update(path.read_bytes())
+    for path in paths:
+        for file in sorted(path.rglob("*")) if path.is_dir() else [path]:
+            if file.is_file() and "__pycache__" not in file.parts:
+                digest.update(file.relative_to(BASE_DIR).as_posix().encode())
+                digest.update(file.read_bytes())
     return digest.hexdigest()[:16]
 
 
-RENDERED_KEY_PREFIX = f"rendered-{_rendering_code_digest()}"
+RENDERED_KEY_PREFIX = (
+    f"rendered-{_code_digest(BASE_DIR / 'sources' / 'highlighting.py', BASE_DIR / 'templates')}"
+)
 if REDIS_URL:
     CACHES = {
         "default": {
@@ -197,6 +199,16 @@ else:
             "OPTIONS": {"MAX_ENTRIES": 64},
         },
     }
+
+# Desk pages are kept in the shared cache until the next write to the database
+# (factcheck/desk_pages.py). Off without REDIS_URL: with a cache per process, a
+# write in one process (or the task worker) would not reach the others' pages.
+DESK_PAGE_CACHE = env_bool("DESK_PAGE_CACHE", default=bool(REDIS_URL))
+DESK_PAGE_CACHE_ALIAS = "default"
+# Stored pages are keyed by the code that built them: a release never serves the old ones.
+DESK_PAGE_CODE_DIGEST = _code_digest(
+    *(BASE_DIR / name for name in ("claims", "sources", "factcheck", "templates", "static"))
+)
 
 TASKS = {
     "default": {

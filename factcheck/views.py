@@ -3,6 +3,7 @@ from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import render
 
+from factcheck.desk_pages import desk_page
 from factcheck.roles import claim_ids_visible_to
 from factcheck.search import search
 
@@ -10,6 +11,7 @@ RESULTS_PER_PAGE = 20
 
 
 @permission_required("sources.view_source", raise_exception=True)
+@desk_page
 def search_view(request):
     query = request.GET.get("q", "").strip()[:200]
     page = None

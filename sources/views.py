@@ -10,6 +10,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from factcheck.desk_pages import desk_page
 from sources import anchoring
 from sources.forms import QuoteFinderForm, SelectionForm, SourceForm, UploadForm
 from sources.models import Reanchoring, Source, SourceVersion
@@ -34,6 +35,7 @@ def redirect_to(request, url):
 
 
 @permission_required("sources.view_source", raise_exception=True)
+@desk_page
 def source_list_view(request):
     page = Paginator(source_list(), SOURCES_PER_PAGE).get_page(request.GET.get("page"))
     return render(request, "sources/source_list.html", {"page": page})
@@ -67,6 +69,7 @@ def source_create_view(request):
 
 
 @permission_required("sources.view_source", raise_exception=True)
+@desk_page
 def source_detail_view(request, pk):
     source = get_object_or_404(Source, pk=pk)
     context = source_reader(source)

@@ -7,13 +7,15 @@ import tarfile
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
+from django.test import Client
 
 from claims.corrections import verify_chain
 from claims.models import Claim
 from claims.scale import ScaleOptions, make_scale_dataset
 from factcheck.backup import MANIFEST, BackupError, create_backup, restore_backup
+from factcheck.desk_pages import HIT_HEADER
 from sources.models import Source, SourceVersion
-from tests.factories import SourceVersionFactory
+from tests.factories import ClaimFactory, EditorFactory, SourceVersionFactory
 
 # The restore replaces the database under the test's feet: no wrapping transaction.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -134,3 +136,20 @@ def test_backing_up_twice_into_one_directory_is_refused(media_root, tmp_path):
 
     with pytest.raises(CommandError, match="already holds a backup"):
         call_command("backup", str(tmp_path / "backup"))
+
+
+def test_a_restore_leaves_no_stored_desk_page_from_before_it(media_root, tmp_path, settings):
+    settings.DESK_PAGE_CACHE = True
+    claim = ClaimFactory(statement="As it was at the backup.")
+    browser = Client()
+    browser.force_login(EditorFactory())
+    call_command("backup", str(tmp_path / "backup"))
+    Claim.objects.filter(pk=claim.pk).update(statement="Changed after the backup.")
+    browser.get(claim.get_absolute_url())
+    stored = browser.get(claim.get_absolute_url())
+    assert stored[HIT_HEADER] == "miss"
+    assert "Changed after the backup." in stored.text
+
+    call_command("restore", str(tmp_path / "backup"), "--noinput")
+
+    assert "As it was at the backup." in browser.get(claim.get_absolute_url()).text

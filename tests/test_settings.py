@@ -147,10 +147,13 @@ def test_rendered_texts_are_keyed_by_the_code_that_renders_them(tmp_path, monkey
     template.write_text("<p>{{ claim }}</p>\n")
     monkeypatch.setattr(project_settings, "BASE_DIR", tmp_path)
 
-    first = project_settings._rendering_code_digest()
+    def digest():
+        return project_settings._code_digest(renderer, tmp_path / "templates")
+
+    first = digest()
     template.write_text("<p class='new'>{{ claim }}</p>\n")
-    after_a_template_change = project_settings._rendering_code_digest()
+    after_a_template_change = digest()
     renderer.write_text("render = 2\n")
-    after_a_renderer_change = project_settings._rendering_code_digest()
+    after_a_renderer_change = digest()
 
     assert len({first, after_a_template_change, after_a_renderer_change}) == 3

@@ -1,0 +1,200 @@
+"""
+A server-side cache of the desk's pages, kept only until the next write.
+
+A desk page (case list, case page, claim page, My reviews, the source reader,
+search) shows a logged-in user what the database holds. Rather than naming
+what each page depends on (and missing something), every statement that
+changes the database, from any server process or task worker, moves one shared
+number, the *write generation*, in the cache that all processes share. A
+stored page is keyed by that number: it is served only while no write of any
+kind has happened since it was rendered, so it is never older than the
+database. What it saves is the rendering of a page that someone opens again
+unchanged (a reload, going back to a list, another tab).
+
+The order makes this safe. A request reads the generation before it reads
+any data, so a page built from data that a later write changed is stored under
+a generation that the write has already moved past. A write moves it as soon
+as the statement runs and once more when its transaction commits, before the
+writer's own response is sent, so the writer's next page is never stored
+before the write. Sessions do not count as writes; they show on no page.
+
+The key also names the user, their session and CSRF cookie (the page holds
+their token), the URL with its query, the Accept header, today's date (what is
+overdue) and the running code. Requests that may see one-off content bypass
+it: htmx fragments, anything but GET, a request with messages waiting, and a
+response that sets a cookie. It needs a cache that every process shares
+(``REDIS_URL``); with one cache per process another process's write would not
+be seen, so without it ``DESK_PAGE_CACHE`` is off.
+"""
+
+import hashlib
+import logging
+import secrets
+from functools import wraps
+
+from django.conf import settings
+from django.contrib.messages.storage.cookie import CookieStorage
+from django.contrib.messages.storage.session import SessionStorage
+from django.core.cache import caches
+from django.db import transaction
+from django.http import HttpResponse
+from django.utils import timezone
+
+logger = logging.getLogger(__name__)
+
+GENERATION_KEY = "desk-pages:write-generation"
+#: A stored page is dropped after this long even with no write: it bounds what
+#: the key cannot name (a setting changed without a restart, a library upgrade).
+CACHE_SECONDS = 300
+#: Statements that change nothing. Anything else (INSERT, UPDATE, DELETE, DDL,
+#: whatever a future Django sends) counts as a write.
+_READING = ("SELECT", "SAVEPOINT", "RELEASE", "ROLLBACK", "BEGIN", "COMMIT", "SET ", "SHOW")
+_NOT_SHOWN = ('"django_session"',)
+HIT_HEADER = "X-Desk-Page-Cache"
+
+
+def _cache():
+    return caches[settings.DESK_PAGE_CACHE_ALIAS]
+
+
+def is_write(sql):
+    """Whether the statement ``sql`` may change what a desk page shows."""
+    if not isinstance(sql, str):
+        return True
+    head = sql.lstrip()[:80]
+    if head.upper().startswith(_READING):
+        return False
+    return not any(table in head for table in _NOT_SHOWN)
+
+
+def write_generation():
+    """The current write generation, started at a random number if the cache has none."""
+    cache = _cache()
+    generation = cache.get(GENERATION_KEY)
+    if generation is None:
+        # Random: if the number is lost (evicted) while pages are still stored, it
+        # must not start again at one that they were stored under.
+        cache.add(GENERATION_KEY, secrets.randbits(48), timeout=None)
+        generation = cache.get(GENERATION_KEY)
+    return generation
+
+
+def note_write():
+    """Move the write generation on: every stored desk page is out of date."""
+    cache = _cache()
+    try:
+        cache.incr(GENERATION_KEY)
+    except ValueError:
+        cache.add(GENERATION_KEY, secrets.randbits(48), timeout=None)
+        cache.incr(GENERATION_KEY)
+
+
+def _note_commit():
+    try:
+        note_write()
+    except Exception:
+        # The data is committed: failing the response would not undo it. The
+        # bump made when the statement ran still stands; CACHE_SECONDS bounds the rest.
+        logger.exception("Could not mark stored desk pages out of date after a commit")
+
+
+def count_writes(execute, sql, params, many, context):
+    """
+    A database execute wrapper, on every connection: while the cache is on,
+    after a statement that writes, move the write generation, and once more
+    when its transaction commits.
+    """
+    result = execute(sql, params, many, context)
+    if settings.DESK_PAGE_CACHE and is_write(sql):
+        note_write()
+        connection = context["connection"]
+        if connection.in_atomic_block and not any(
+            entry[1] is _note_commit for entry in connection.run_on_commit
+        ):
+            transaction.on_commit(_note_commit, using=connection.alias)
+    return result
+
+
+def watch_connection(sender, connection, **kwargs):
+    """``connection_created`` receiver: count the writes on every new connection."""
+    # Installed whatever the setting, which count_writes reads on each statement,
+    # so that turning the cache on (in a test) counts writes on open connections.
+    if count_writes not in connection.execute_wrappers:
+        connection.execute_wrappers.append(count_writes)
+
+
+def _page_key(request):
+    """The stored page's key for ``request``, or None if its page must be rendered."""
+    if (
+        not settings.DESK_PAGE_CACHE
+        or request.method != "GET"
+        or "HTTP_HX_REQUEST" in request.META
+        or not request.user.is_authenticated
+        or CookieStorage.cookie_name in request.COOKIES
+        or SessionStorage.session_key in request.session
+        or settings.SESSION_COOKIE_NAME not in request.COOKIES
+        or not _keeps_csrf_secret(request)
+    ):
+        return None
+    parts = [
+        settings.DESK_PAGE_CODE_DIGEST,
+        str(write_generation()),
+        timezone.localdate().isoformat(),
+        str(request.user.pk),
+        request.COOKIES[settings.SESSION_COOKIE_NAME],
+        request.META["CSRF_COOKIE"],
+        request.get_full_path(),
+        request.META.get("HTTP_ACCEPT", ""),
+    ]
+    return "desk-page:" + hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _keeps_csrf_secret(request):
+    """
+    Whether the request's CSRF cookie stays as it is: a stored page holds a token
+    made from it, valid for as long as the browser keeps that cookie. (Rendering a
+    token also asks for the cookie to be sent again, with the same secret, only to
+    renew its expiry; that does not matter here.)
+    """
+    secret = request.META.get("CSRF_COOKIE")
+    return secret is not None and secret == request.COOKIES.get(settings.CSRF_COOKIE_NAME)
+
+
+def _storable(request, response):
+    return (
+        response.status_code == 200
+        and not response.streaming
+        and not response.cookies
+        and _keeps_csrf_secret(request)
+        and SessionStorage.session_key not in request.session
+    )
+
+
+def desk_page(view):
+    """
+    Decorate a desk view whose page depends only on the database and the
+    request: serve it from the cache while nothing has been written since it was
+    rendered for this user and session. Put it under the permission check, so
+    that the check runs on every request.
+    """
+
+    @wraps(view)
+    def cached_view(request, *args, **kwargs):
+        key = _page_key(request)
+        if key is None:
+            return view(request, *args, **kwargs)
+        stored = _cache().get(key)
+        if stored is not None:
+            content, headers = stored
+            response = HttpResponse(content)
+            for name, value in headers:
+                response[name] = value
+            response[HIT_HEADER] = "hit"
+            return response
+        response = view(request, *args, **kwargs)
+        if _storable(request, response):
+            _cache().set(key, (response.content, list(response.items())), CACHE_SECONDS)
+            response[HIT_HEADER] = "miss"
+        return response
+
+    return cached_view
