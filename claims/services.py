@@ -93,6 +93,20 @@ def _refuse_if_read_only(claim):
         )
 
 
+def _lock_claim(claim):
+    """
+    Take ``claim``'s row lock first, before anything else in the transaction,
+    and read it afresh under the lock.
+    Every write to a claim's content, evidence or sign-offs starts here, so two
+    of them on one claim run one after the other: neither holds a weaker lock
+    (the one adding a row that points at the claim takes) that the other must
+    wait for to lock the claim itself (a deadlock), each sees what the other
+    did (a sign-off is voided once, and told once), and no reviewer signs off
+    content that is being changed.
+    """
+    claim.refresh_from_db(from_queryset=Claim.objects.select_for_update())
+
+
 def _bump_version(claim, expected_version, **fields):
     """Write ``fields`` and the next version, if the claim is still at ``expected_version``."""
     rows = Claim.objects.filter(pk=claim.pk, version=expected_version)
@@ -113,6 +127,7 @@ def claim_update(*, claim, editor, expected_version, **fields):
     if unknown:
         raise ValueError(f"Not editable in place: {', '.join(sorted(unknown))}")
     require_editor(editor, "edit a claim")
+    _lock_claim(claim)
     _refuse_if_read_only(claim)
     if not fields.get("statement", claim.statement).strip():
         raise ValidationError({"statement": "A claim needs a statement."}, code="blank")
@@ -138,6 +153,7 @@ def _plain(value):
 def evidence_add(*, claim, quotation, stance, note="", editor):
     """Attach ``quotation`` as evidence with a ``stance``; voids sign-offs it affects."""
     require_editor(editor, "change evidence")
+    _lock_claim(claim)
     _refuse_if_read_only(claim)
     if quotation.version.source_id == claim.case.source_under_check_id:
         raise ValidationError(
@@ -167,6 +183,7 @@ def evidence_add(*, claim, quotation, stance, note="", editor):
 def evidence_remove(*, evidence, editor):
     claim = evidence.claim
     require_editor(editor, "change evidence")
+    _lock_claim(claim)
     _refuse_if_read_only(claim)
     record(
         actor=editor,
@@ -221,6 +238,7 @@ def review_decide(*, assignment, reviewer, decision, comment="", digest_seen):
     decision on content that has changed since is refused. Approval by the last
     reviewer approves the claim; a request for changes sends it back.
     """
+    _lock_claim(assignment.claim)
     assignment = ReviewAssignment.objects.select_for_update().get(pk=assignment.pk)
     claim = assignment.claim
     if assignment.reviewer_id != reviewer.pk:

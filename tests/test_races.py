@@ -1,5 +1,6 @@
 """
 Simultaneous requests: many approvals of one claim at once make one transition,
+evidence added at once voids a sign-off once (and never deadlocks),
 and two saves of the same claim form from the same version make one conflict.
 
 These run with real threads and real transactions, each thread on its own
@@ -177,3 +178,37 @@ def test_two_stale_saves_of_the_claim_form_make_exactly_one_conflict():
     winner = statuses.index(200)
     assert stored.statement == f"Edited by editor {winner}."
     assert events(claim, "claim.update") == 1
+
+
+def approved_claim():
+    editor, reviewer, claim, assignment = claim_in_review()
+    review_decide(
+        assignment=assignment,
+        reviewer=reviewer,
+        decision=Decision.APPROVED,
+        digest_seen=claim_digest(claim),
+    )
+    return editor, reviewer, claim, assignment
+
+
+@needs_row_locks
+def test_evidence_added_at_once_to_an_approved_claim_reopens_it_once_without_a_deadlock():
+    editor, _reviewer, claim, _assignment = approved_claim()
+    quotations = [QuotationFactory() for _ in range(10)]
+
+    results = at_once(
+        len(quotations),
+        lambda i: outcome(
+            lambda: evidence_add(
+                claim=Claim.objects.get(pk=claim.pk),
+                quotation=quotations[i],
+                stance="supports",
+                editor=editor,
+            )
+        ),
+    )
+
+    assert results == ["ok"] * len(quotations)
+    assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.IN_REVIEW
+    assert events(claim, "assignment.voided") == 1
+    assert events(claim, "claim.reopen") == 1
