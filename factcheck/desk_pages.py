@@ -16,7 +16,9 @@ any data, so a page built from data that a later write changed is stored under
 a generation that the write has already moved past. A write moves it as soon
 as the statement runs and once more when its transaction commits, before the
 writer's own response is sent, so the writer's next page is never stored
-before the write. Sessions do not count as writes; they show on no page.
+before the write. Sessions do not count as writes; they show on no page. A
+page during whose rendering the number moved is not stored at all: nobody
+could be served it.
 
 The key also names the user, their session and CSRF cookie (the page holds
 their token), the URL with its query, the Accept header, today's date (what is
@@ -45,7 +47,7 @@ logger = logging.getLogger(__name__)
 GENERATION_KEY = "desk-pages:write-generation"
 #: A stored page is dropped after this long even with no write: it bounds what
 #: the key cannot name (a setting changed without a restart, a library upgrade).
-CACHE_SECONDS = 300
+CACHE_SECONDS = 120
 #: Statements that change nothing. Anything else (INSERT, UPDATE, DELETE, DDL,
 #: whatever a future Django sends) counts as a write.
 _READING = ("SELECT", "SAVEPOINT", "RELEASE", "ROLLBACK", "BEGIN", "COMMIT", "SET ", "SHOW")
@@ -123,22 +125,25 @@ def watch_connection(sender, connection, **kwargs):
         connection.execute_wrappers.append(count_writes)
 
 
-def _page_key(request):
-    """The stored page's key for ``request``, or None if its page must be rendered."""
-    if (
-        not settings.DESK_PAGE_CACHE
-        or request.method != "GET"
-        or "HTTP_HX_REQUEST" in request.META
-        or not request.user.is_authenticated
-        or CookieStorage.cookie_name in request.COOKIES
-        or SessionStorage.session_key in request.session
-        or settings.SESSION_COOKIE_NAME not in request.COOKIES
-        or not _keeps_csrf_secret(request)
-    ):
-        return None
+def _cacheable(request):
+    """Whether ``request`` may be served a stored page (else it is always rendered)."""
+    return (
+        settings.DESK_PAGE_CACHE
+        and request.method == "GET"
+        and "HTTP_HX_REQUEST" not in request.META
+        and request.user.is_authenticated
+        and settings.SESSION_COOKIE_NAME in request.COOKIES
+        and CookieStorage.cookie_name not in request.COOKIES
+        and SessionStorage.session_key not in request.session
+        and _keeps_csrf_secret(request)
+    )
+
+
+def _page_key(request, generation):
+    """The key of ``request``'s page as stored at the write ``generation``."""
     parts = [
         settings.DESK_PAGE_CODE_DIGEST,
-        str(write_generation()),
+        str(generation),
         timezone.localdate().isoformat(),
         str(request.user.pk),
         request.COOKIES[settings.SESSION_COOKIE_NAME],
@@ -180,9 +185,10 @@ def desk_page(view):
 
     @wraps(view)
     def cached_view(request, *args, **kwargs):
-        key = _page_key(request)
-        if key is None:
+        if not _cacheable(request):
             return view(request, *args, **kwargs)
+        generation = write_generation()
+        key = _page_key(request, generation)
         stored = _cache().get(key)
         if stored is not None:
             content, headers = stored
@@ -193,8 +199,12 @@ def desk_page(view):
             return response
         response = view(request, *args, **kwargs)
         if _storable(request, response):
-            _cache().set(key, (response.content, list(response.items())), CACHE_SECONDS)
             response[HIT_HEADER] = "miss"
+            # On a busy desk a write has often come while the page was rendered:
+            # then nobody can be served this copy, and storing it only fills memory.
+            if write_generation() == generation:
+                headers = [item for item in response.items() if item[0] != HIT_HEADER]
+                _cache().set(key, (response.content, headers), CACHE_SECONDS)
         return response
 
     return cached_view

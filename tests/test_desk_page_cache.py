@@ -14,6 +14,7 @@ from django.contrib.auth.models import Group
 from django.core.cache import caches
 from django.db import connection, transaction
 from django.test import Client
+from django.test.signals import template_rendered
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
@@ -284,3 +285,37 @@ def test_a_release_with_other_code_renders_its_pages_afresh(editor_client, setti
     settings.DESK_PAGE_CODE_DIGEST = "another-release"
 
     assert visit(editor_client, url)[HIT_HEADER] == "miss"
+
+
+@pytest.fixture
+def stored_pages(settings):
+    """The keys of the stored pages, kept in a memory cache of their own for this test."""
+    settings.CACHES = settings.CACHES | {
+        "desk-pages": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "desk-pages-test",
+        }
+    }
+    settings.DESK_PAGE_CACHE_ALIAS = "desk-pages"
+    cache = caches["desk-pages"]
+    cache.clear()
+    return lambda: [key for key in cache._cache if ":desk-page:" in key]
+
+
+def test_a_page_rendered_while_a_write_came_is_not_kept(editor_client, claim, stored_pages):
+    url = claim.case.get_absolute_url()
+    visit(editor_client, url)
+
+    def write_meanwhile(**kwargs):
+        Claim.objects.filter(pk=claim.pk).update(statement="Changed during the rendering.")
+
+    template_rendered.connect(write_meanwhile)
+    try:
+        rendered = visit(editor_client, url)
+    finally:
+        template_rendered.disconnect(write_meanwhile)
+
+    assert rendered[HIT_HEADER] == "miss"
+    assert stored_pages() == []
+    assert visit(editor_client, url)[HIT_HEADER] == "miss"
+    assert len(stored_pages()) == 1
