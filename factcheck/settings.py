@@ -206,8 +206,13 @@ else:
 DESK_PAGE_CACHE = env_bool("DESK_PAGE_CACHE", default=bool(REDIS_URL))
 DESK_PAGE_CACHE_ALIAS = "default"
 # Stored pages are keyed by the code that built them: a release never serves the old ones.
-DESK_PAGE_CODE_DIGEST = _code_digest(
-    *(BASE_DIR / name for name in ("claims", "sources", "factcheck", "templates", "static"))
+# (Read only when the cache is on: it reads every file of the project.)
+DESK_PAGE_CODE_DIGEST = (
+    _code_digest(
+        *(BASE_DIR / name for name in ("claims", "sources", "factcheck", "templates", "static"))
+    )
+    if DESK_PAGE_CACHE
+    else ""
 )
 
 TASKS = {

@@ -92,6 +92,17 @@ def claim_in_review():
     return editor, reviewer, claim, assignment
 
 
+def approved_claim():
+    editor, reviewer, claim, assignment = claim_in_review()
+    review_decide(
+        assignment=assignment,
+        reviewer=reviewer,
+        decision=Decision.APPROVED,
+        digest_seen=claim_digest(claim),
+    )
+    return editor, reviewer, claim, assignment
+
+
 def events(claim, action):
     return AuditEvent.objects.filter(target_id=str(claim.pk), action=action).count()
 
@@ -122,13 +133,7 @@ def test_fifty_simultaneous_approvals_of_one_claim_make_one_transition_and_one_e
 
 @needs_row_locks
 def test_fifty_simultaneous_publications_of_one_claim_make_one_transition_and_one_event():
-    editor, reviewer, claim, assignment = claim_in_review()
-    review_decide(
-        assignment=assignment,
-        reviewer=reviewer,
-        decision=Decision.APPROVED,
-        digest_seen=claim_digest(claim),
-    )
+    editor, _reviewer, claim, _assignment = approved_claim()
 
     results = at_once(
         THREADS,
@@ -178,17 +183,6 @@ def test_two_stale_saves_of_the_claim_form_make_exactly_one_conflict():
     winner = statuses.index(200)
     assert stored.statement == f"Edited by editor {winner}."
     assert events(claim, "claim.update") == 1
-
-
-def approved_claim():
-    editor, reviewer, claim, assignment = claim_in_review()
-    review_decide(
-        assignment=assignment,
-        reviewer=reviewer,
-        decision=Decision.APPROVED,
-        digest_seen=claim_digest(claim),
-    )
-    return editor, reviewer, claim, assignment
 
 
 @needs_row_locks
