@@ -52,6 +52,7 @@ from claims.models import (
 )
 from claims.services import index_claim
 from claims.workflow import claim_digest
+from factcheck import search
 from factcheck.models import AuditEvent
 from factcheck.roles import EDITOR, REVIEWER
 from sources.models import (
@@ -325,7 +326,7 @@ def make_scale_dataset(options=None, *, progress=None):
             (AuditEvent, "created_at"),
         )
     ]
-    with _historic_timestamps(*timestamp_fields), transaction.atomic():
+    with _historic_timestamps(*timestamp_fields), search.bulk_indexing(), transaction.atomic():
         generator.run()
     if connection.vendor == "postgresql":
         # Bulk inserts leave the planner's statistics empty until autovacuum comes

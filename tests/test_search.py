@@ -1,9 +1,10 @@
 import re
 
 import pytest
+from django.db import connection
 from django.urls import reverse
 
-from factcheck.search import Passage, chunk_text, replace_entries, search
+from factcheck.search import Passage, bulk_indexing, chunk_text, replace_entries, search
 from tests.factories import ReviewAssignmentFactory, ReviewerFactory, SourceVersionFactory
 
 pytestmark = pytest.mark.django_db
@@ -70,6 +71,40 @@ def test_replacing_entries_removes_the_old_text():
 
     assert search("oldword").count() == 0
     assert search("newword").count() == 1
+
+
+def pending_index_pages():
+    """Pages moved out of the search index's pending list (PostgreSQL), emptying it."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT gin_clean_pending_list('factcheck_searchentry_document')")
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's GIN index")
+def test_new_entries_go_straight_into_the_index_so_searches_never_read_a_pending_list():
+    pending_index_pages()
+    passages = [Passage("t", f"passage {n} about turbines", "/") for n in range(200)]
+
+    replace_entries(kind="source", object_id=11, passages=passages)
+
+    assert pending_index_pages() == 0
+    assert search("turbines").count() == 200
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's GIN index")
+def test_bulk_indexing_gathers_entries_and_leaves_the_index_without_a_pending_list():
+    pending_index_pages()
+    passages = [Passage("t", f"passage {n} about turbines", "/") for n in range(200)]
+
+    with bulk_indexing():
+        replace_entries(kind="source", object_id=11, passages=passages)
+        assert pending_index_pages() > 0  # the entries went to the pending list
+        replace_entries(kind="source", object_id=12, passages=passages)
+
+    assert pending_index_pages() == 0
+    assert search("turbines").count() == 400
+    replace_entries(kind="source", object_id=13, passages=passages)
+    assert pending_index_pages() == 0  # everyday writes go straight into the tree again
 
 
 def test_long_texts_are_cut_into_passages_that_keep_every_character():
