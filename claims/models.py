@@ -63,6 +63,8 @@ class Case(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        # The case list reads its page from here instead of sorting every case.
+        indexes = [models.Index(fields=["-created_at", "-id"], name="case_newest_first")]
         constraints = [
             models.CheckConstraint(
                 condition=models.Q(status__in=CaseStatus.values),
@@ -142,7 +144,14 @@ class Claim(models.Model):
                 name="claim_published_has_date",
             ),
         ]
-        indexes = [models.Index(fields=["case", "status"])]
+        indexes = [
+            models.Index(fields=["case", "status"]),
+            # The claims waiting for reviewers: joined to each reviewer's open
+            # assignments for the navigation's count, without reading the claims.
+            models.Index(
+                fields=["id"], condition=models.Q(status="in_review"), name="claim_in_review"
+            ),
+        ]
         permissions = [
             ("publish_claim", "Can publish an approved claim"),
             ("assign_reviewer", "Can assign reviewers to a claim"),
@@ -250,11 +259,17 @@ class ReviewAssignment(models.Model):
     class Meta:
         ordering = ["claim", "assigned_at", "id"]
         indexes = [
-            # A reviewer's queue in the order My reviews shows it (reviews_for);
-            # its undecided part (decided_at null) is the navigation's count.
+            # A reviewer's queue in the order My reviews shows it (reviews_for).
             models.Index(
                 fields=["reviewer", "-decided_at", "due_on", "assigned_at", "id"],
                 name="assignment_review_queue",
+            ),
+            # Their undecided claims (decided_at null), read from the index alone for
+            # the navigation's count on every desk page (with claim_in_review).
+            models.Index(
+                fields=["reviewer", "claim"],
+                condition=models.Q(decided_at__isnull=True),
+                name="assignment_open_by_reviewer",
             ),
         ]
         constraints = [

@@ -575,7 +575,7 @@ def comment_add_view(request, slug, pk):
 def review_view(request, assignment_pk):
     """The reviewer's page: exactly what they sign, and their decision."""
     assignment = get_object_or_404(
-        ReviewAssignment.objects.select_related("claim__case"),
+        ReviewAssignment.objects.select_related("claim__case__source_under_check"),
         pk=assignment_pk,
         reviewer=request.user,
     )
