@@ -216,19 +216,27 @@ def quotations_for_evidence(case, query, limit=20):
 
 
 def case_filter_choices(case):
-    """The verdicts and reviewers that the case's claim list can be filtered by."""
+    """
+    The verdicts and the reviewers (``(id as text, name)``, as the filter's
+    options carry them) that the case's claim list can be filtered by.
+    """
     from django.contrib.auth import get_user_model
 
     from claims.models import Rating
 
+    # A busy case has a hundred reviewers or more: plain rows, not user objects.
+    people = (
+        get_user_model()
+        .objects.filter(
+            pk__in=ReviewAssignment.objects.filter(claim__case=case).values("reviewer_id")
+        )
+        .order_by("username")
+        .values_list("pk", "username", "first_name", "last_name")
+    )
     return {
         "verdicts": list(Rating.objects.order_by("order")),
-        "reviewers": list(
-            get_user_model()
-            .objects.filter(
-                pk__in=ReviewAssignment.objects.filter(claim__case=case).values("reviewer_id")
-            )
-            .only("pk", "username", "first_name", "last_name")
-            .order_by("username")
-        ),
+        "reviewers": [
+            (str(pk), f"{first_name} {last_name}".strip() or username)
+            for pk, username, first_name, last_name in people
+        ],
     }

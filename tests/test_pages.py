@@ -13,6 +13,7 @@ from tests.factories import (
     PublishedCorrectionFactory,
     QuotationFactory,
     ReviewAssignmentFactory,
+    ReviewerFactory,
 )
 
 pytestmark = pytest.mark.django_db
@@ -210,6 +211,23 @@ def test_the_claim_list_filters_by_verdict_and_reviewer(editor_client, first_cas
     assert f'id="claim-{with_verdict.pk}"' in by_verdict.text
     assert by_reviewer.text.count('class="claim"') == 1
     assert f'id="claim-{with_reviewer.pk}"' in by_reviewer.text
+
+
+def test_the_reviewer_filter_names_each_reviewer_and_keeps_the_one_chosen(
+    editor_client, first_case
+):
+    named, unnamed = first_case.claims.all()[:2]
+    chosen = ReviewAssignmentFactory(
+        claim=named, reviewer=ReviewerFactory(first_name="Ada", last_name="Byron")
+    ).reviewer
+    other = ReviewAssignmentFactory(
+        claim=unnamed, reviewer=ReviewerFactory(first_name="", last_name="")
+    ).reviewer
+
+    page = editor_client.get(first_case.get_absolute_url(), {"reviewer": chosen.pk}).text
+
+    assert f'<option value="{chosen.pk}" selected>Ada Byron</option>' in page
+    assert f'<option value="{other.pk}">{other.username}</option>' in page
 
 
 def test_a_claim_is_made_from_a_selection_of_the_article(editor_client, editor, first_case):
