@@ -9,10 +9,12 @@ title || ' ' || body)``, migration 0006). Snippets
 come back as safe HTML: the passage escaped, the matches in ``<mark>``.
 """
 
+import hashlib
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from django.core.cache import caches
 from django.db import connection, transaction
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
@@ -23,6 +25,11 @@ from factcheck.models import SearchEntry
 # so they can mark matches in a snippet before it is escaped.
 MATCH_START, MATCH_END = "\x02", "\x03"
 SNIPPET_WORDS = 28
+HEADLINE_OPTIONS = (
+    f"StartSel={MATCH_START}, StopSel={MATCH_END}, MaxWords={SNIPPET_WORDS}, "
+    'MinWords=12, MaxFragments=2, FragmentDelimiter=" … "'
+)
+HEADLINE_CACHE_SECONDS = 24 * 60 * 60
 WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -181,47 +188,80 @@ def _count(terms, claim_ids):
 
 
 def _fetch(terms, offset, limit, claim_ids):
+    if connection.vendor == "postgresql":
+        return _fetch_postgresql(" ".join(terms), offset, limit, claim_ids)
     only, only_params = _claims_filter(claim_ids)
     with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            cursor.execute(
-                "SELECT e.kind, e.object_id, e.title, e.url, e.location, ts_headline('english', "  # noqa: S608 (placeholders only)
-                "e.body, q, %s) FROM factcheck_searchentry e, plainto_tsquery('english', %s) q "
-                "WHERE e.document @@ q" + only + " "
-                "ORDER BY ts_rank(e.document, q) DESC, e.id "
-                "LIMIT %s OFFSET %s",
-                [
-                    f"StartSel={MATCH_START}, StopSel={MATCH_END}, MaxWords={SNIPPET_WORDS}, "
-                    'MinWords=12, MaxFragments=2, FragmentDelimiter=" … "',
-                    " ".join(terms),
-                    *only_params,
-                    limit,
-                    offset,
-                ],
-            )
-        else:
-            cursor.execute(
-                "SELECT e.kind, e.object_id, e.title, e.url, e.location, "
-                "snippet(factcheck_searchentry_fts, 1, %s, %s, '…', %s) "
-                "FROM factcheck_searchentry_fts JOIN factcheck_searchentry e "
-                "ON e.id = factcheck_searchentry_fts.rowid "
-                "WHERE factcheck_searchentry_fts MATCH %s" + only + " "
-                "ORDER BY rank, e.id LIMIT %s OFFSET %s",
-                [
-                    MATCH_START,
-                    MATCH_END,
-                    SNIPPET_WORDS,
-                    _sqlite_match(terms),
-                    *only_params,
-                    limit,
-                    offset,
-                ],
-            )
+        cursor.execute(
+            "SELECT e.kind, e.object_id, e.title, e.url, e.location, "
+            "snippet(factcheck_searchentry_fts, 1, %s, %s, '…', %s) "
+            "FROM factcheck_searchentry_fts JOIN factcheck_searchentry e "
+            "ON e.id = factcheck_searchentry_fts.rowid "
+            "WHERE factcheck_searchentry_fts MATCH %s" + only + " "
+            "ORDER BY rank, e.id LIMIT %s OFFSET %s",
+            [
+                MATCH_START,
+                MATCH_END,
+                SNIPPET_WORDS,
+                _sqlite_match(terms),
+                *only_params,
+                limit,
+                offset,
+            ],
+        )
         rows = cursor.fetchall()
     return [
         Hit(kind, object_id, title, url, location, _safe_snippet(snippet))
         for kind, object_id, title, url, location, snippet in rows
     ]
+
+
+def _fetch_postgresql(query, offset, limit, claim_ids):
+    only, only_params = _claims_filter(claim_ids)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT e.id, e.body, e.kind, e.object_id, e.title, e.url, e.location "
+            "FROM factcheck_searchentry e, plainto_tsquery('english', %s) q "
+            "WHERE e.document @@ q" + only + " "
+            "ORDER BY ts_rank(e.document, q) DESC, e.id "
+            "LIMIT %s OFFSET %s",
+            [query, *only_params, limit, offset],
+        )
+        rows = cursor.fetchall()
+    headlines = _headlines(query, {pk: body for pk, body, *_ in rows})
+    return [
+        Hit(kind, object_id, title, url, location, _safe_snippet(headlines[pk]))
+        for pk, _body, kind, object_id, title, url, location in rows
+    ]
+
+
+def _headlines(query, bodies):
+    """
+    ``{entry id: ts_headline}`` for the entries in ``bodies`` (``{id: body}``).
+    Making a headline parses the whole passage again, most of a search's time,
+    so each is kept in the cache under a digest of the passage and the query: a
+    page of results seen before, even since a write, costs no parsing, and a
+    passage that changed is a new key.
+    """
+    cache = caches["default"]
+    keys = {
+        pk: "search-headline:"
+        + hashlib.sha256(f"{HEADLINE_OPTIONS}\0{query}\0{body}".encode()).hexdigest()
+        for pk, body in bodies.items()
+    }
+    found = cache.get_many(list(keys.values()))
+    missing = [pk for pk, key in keys.items() if key not in found]
+    if missing:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT e.id, ts_headline('english', e.body, plainto_tsquery('english', %s), %s) "
+                "FROM factcheck_searchentry e WHERE e.id = ANY(%s)",
+                [query, HEADLINE_OPTIONS, missing],
+            )
+            made = {keys[pk]: headline for pk, headline in cursor.fetchall()}
+        cache.set_many(made, HEADLINE_CACHE_SECONDS)
+        found |= made
+    return {pk: found.get(key, "") for pk, key in keys.items()}
 
 
 def _safe_snippet(snippet):

@@ -2,6 +2,7 @@ import re
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from factcheck.search import Passage, bulk_indexing, chunk_text, replace_entries, search
@@ -105,6 +106,31 @@ def test_bulk_indexing_gathers_entries_and_leaves_the_index_without_a_pending_li
     assert search("turbines").count() == 400
     replace_entries(kind="source", object_id=13, passages=passages)
     assert pending_index_pages() == 0  # everyday writes go straight into the tree again
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's ts_headline")
+def test_a_page_of_results_seen_before_is_not_parsed_again_for_its_snippets():
+    SourceVersionFactory(text="The persistent engine keeps the model loaded between runs.")
+    first = search("persistent engine")[0:10]
+
+    with CaptureQueriesContext(connection) as queries:
+        again = search("persistent engine")[0:10]
+
+    assert [hit.snippet for hit in again] == [hit.snippet for hit in first]
+    assert "<mark>persistent</mark>" in again[0].snippet
+    assert not [query for query in queries if "ts_headline" in query["sql"]]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's ts_headline")
+def test_a_passage_that_changed_gets_a_snippet_of_its_new_text():
+    replace_entries(kind="claim", object_id=7, passages=[Passage("t", "turbines spin slowly", "/")])
+    assert "slowly" in search("turbines")[0:1][0].snippet
+
+    replace_entries(kind="claim", object_id=7, passages=[Passage("t", "turbines spin fast", "/")])
+
+    snippet = search("turbines")[0:1][0].snippet
+    assert "fast" in snippet
+    assert "slowly" not in snippet
 
 
 def test_long_texts_are_cut_into_passages_that_keep_every_character():
