@@ -6,7 +6,8 @@ finds them with the database's own full-text engine: SQLite's FTS5 (an
 external-content table kept in step by triggers) or PostgreSQL's text search
 (a GIN index on the stored ``document`` column, ``to_tsvector('english',
 title || ' ' || body)``, migration 0006). Snippets
-come back as safe HTML: the passage escaped, the matches in ``<mark>``.
+come back as safe HTML: the passage escaped, the matches in ``<mark>``; on
+PostgreSQL each is cached under its passage and query (``_headlines``).
 """
 
 import hashlib
