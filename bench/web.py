@@ -142,7 +142,10 @@ def session_for(user):
 
 
 def pages():
-    """``[(name, url, user or None, aim)]``: what the benchmark times."""
+    """
+    ``[(name, url, user or None, aim)]``: what the benchmark times. A ``url``
+    may be a function giving the next request's URL (a different one each time).
+    """
     from django.contrib.auth import get_user_model
     from django.db.models import Count
 
@@ -164,8 +167,11 @@ def pages():
         .first()
     )
     large = SourceVersion.objects.order_by("-byte_size").only("source_id").first()
-    # A name that the index holds a few dozen times: what a reporter looks up.
-    name = next(word for word in NAMES[len(NAMES) // 3 :] if 10 <= search(word).count() <= 200)
+    # Names that the index holds a few dozen times: what a reporter looks up.
+    names = (word for word in NAMES[len(NAMES) // 3 :] if 10 <= search(word).count() <= 200)
+    name = next(names)
+    # One more for each request, warm-up and query count: each search is of a new term.
+    fresh = iter([next(names) for _ in range(REQUESTS + 10)])
     log_pages = max(1, -(-published_corrections().count() // CORRECTIONS_PER_PAGE))
     return [
         ("floor (/healthz)", "/healthz", None, None),
@@ -190,6 +196,7 @@ def pages():
             AIM,
         ),
         (f"search ({name!r})", f"/search/?q={name}", editor, SEARCH_AIM),
+        ("search, a new term each time", lambda: f"/search/?q={next(fresh)}", editor, SEARCH_AIM),
         ("public case page", f"/published/{case.slug}/", None, AIM),
         ("corrections log, page 1", "/corrections/", None, AIM),
         (
@@ -216,14 +223,19 @@ def count_queries(url, user, *, rendered=False):
     client = Client(HTTP_HOST="127.0.0.1")
     if user is not None:
         client.force_login(user)
-    client.get(url)
-    client.get(url)
+    client.get(resolve(url))
+    client.get(resolve(url))
     if rendered:
         note_write()
+    target = resolve(url)
     with CaptureQueriesContext(connection) as queries:
-        response = client.get(url)
+        response = client.get(target)
     assert response.status_code == 200, (url, response.status_code)
     return len(queries)
+
+
+def resolve(url):
+    return url() if callable(url) else url
 
 
 def start_server():
@@ -281,8 +293,9 @@ def time_page(url, cookie, before_each=None):
         for _ in range(count):
             if before_each is not None:
                 before_each()
+            target = resolve(url)
             began = time.perf_counter()
-            status, how = fetch(connection, url, cookie)
+            status, how = fetch(connection, target, cookie)
             elapsed = time.perf_counter() - began
             with lock:
                 latencies.append(elapsed)
@@ -292,7 +305,7 @@ def time_page(url, cookie, before_each=None):
 
     warm = http.client.HTTPConnection("127.0.0.1", PORT, timeout=120)
     for _ in range(3):
-        fetch(warm, url, cookie)
+        fetch(warm, resolve(url), cookie)
     threads = [threading.Thread(target=client, args=(count,)) for count in per_thread]
     began = time.perf_counter()
     for thread in threads:
@@ -332,10 +345,12 @@ def main():
                 f"{settings.CSRF_COOKIE_NAME}={get_random_string(32, CSRF_ALLOWED_CHARS)}"
             )
     # A desk page is timed twice: opened again unchanged (served from the desk page
-    # cache) and right after a write anywhere (rendered). Public pages once.
+    # cache) and right after a write anywhere (rendered). Public pages once, and a
+    # page of a new URL each time once, after a write (it is never stored anyway).
     runs = []
     for name, url, user, aim in listed:
-        runs.append((name, url, user, aim, False))
+        if user is None or not callable(url):
+            runs.append((name, url, user, aim, False))
         if user is not None:
             runs.append((f"{name}, after a write", url, user, aim, True))
     queries = {
@@ -356,7 +371,7 @@ def main():
             results.append(
                 {
                     "page": name,
-                    "url": url,
+                    "url": url if isinstance(url, str) else "(a new URL for each request)",
                     "after_a_write": rendered,
                     "p50_ms": percentile(latencies, 0.50) * 1000,
                     "p95_ms": percentile(latencies, 0.95) * 1000,
