@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from claims.corrections import correction_approve, correction_draft, correction_publish
 from claims.models import Correction, Decision, Rating
@@ -192,7 +193,7 @@ def test_case_page_after_filtering_claims_in_place_has_no_serious_violations(
     page.goto(f"{live_server.url}/cases/{CASE}/")
     with page.expect_response(lambda response: "status=in_review" in response.url):
         page.select_option("#status-filter", "in_review")
-    page.wait_for_function("document.querySelectorAll('#claim-list .claim').length === 1")
+    expect(page.locator("#claim-list .claim")).to_have_count(1)
     assert_accessible(page, "case-page-filtered")
 
     # A filter that matches nothing swaps in the empty state.

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 from django.test import override_settings
+from playwright.sync_api import expect
 
 from claims.models import Claim, ClaimStatus, Rating
 from claims.services import claim_submit_for_review, reviewer_assign
@@ -332,7 +333,7 @@ def test_a_claim_is_made_with_the_keyboard_alone(browser, live_server, desk):
     page.wait_for_selector("#passage-results >> text=Make a claim of this passage")
     tab_to(page, "#passage-results button")
     page.keyboard.press("Enter")
-    page.wait_for_function("() => document.activeElement.id === 'id_statement'")
+    expect(page.locator("#id_statement")).to_be_focused()
     assert ARTICLE_SENTENCE[:40] in page.inner_text("[data-quote-preview]")
     page.keyboard.type("The faster setup enables 252 times more agent experiments.")
     page.keyboard.press("Tab")
@@ -453,9 +454,7 @@ def test_the_claim_list_pages_in_place_with_the_keyboard(browser, live_server, d
     page.focus("#claim-list .pagination a[rel=next]")
     with page.expect_response(lambda response: "page=2" in response.url):
         page.keyboard.press("Enter")
-    page.wait_for_function(
-        "document.activeElement && document.activeElement.id === 'claim-list-range'"
-    )
+    expect(page.locator("#claim-list-range")).to_be_focused()
 
     assert page.evaluate("window.scrollMarker") == "same document"  # swapped, not reloaded
     assert page.url.endswith("?page=2")
@@ -467,4 +466,4 @@ def test_the_claim_list_pages_in_place_with_the_keyboard(browser, live_server, d
     page.focus("#claim-list .pagination a[rel=prev]")
     with page.expect_response(lambda response: "page=1" in response.url):
         page.keyboard.press("Enter")
-    page.wait_for_function("document.querySelectorAll('#claim-list .claim').length === 50")
+    expect(page.locator("#claim-list .claim")).to_have_count(50)
