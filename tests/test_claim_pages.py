@@ -107,6 +107,18 @@ def test_the_evidence_picker_finds_quotations_of_the_cases_other_sources(editor_
     assert claim.quotation.exact not in response.text
 
 
+def test_the_evidence_picker_asks_for_words_until_some_are_typed(editor_client, claim):
+    QuotationFactory(exact="9.0 seconds after")
+    hint = "Type a few words above to list the matching quotations."
+
+    assert hint in editor_client.get(claim.get_absolute_url()).text
+    cleared = editor_client.get(url("quotation_search", claim), {"q": ""}, headers=HTMX)
+    assert hint in cleared.text
+    assert "9.0 seconds after" not in cleared.text
+    found = editor_client.get(url("quotation_search", claim), {"q": "9.0 sec"}, headers=HTMX)
+    assert hint not in found.text
+
+
 def test_attaching_and_removing_evidence(editor_client, claim):
     quotation = QuotationFactory(exact="467 seconds")
 
