@@ -172,7 +172,8 @@ def pages():
     names = (word for word in NAMES[len(NAMES) // 3 :] if 10 <= search(word).count() <= 200)
     name = next(names)
     # One more for each request, warm-up and query count: each search is of a new term.
-    # (A reduced dataset may not hold that many; then that row is left out.)
+    # (A reduced dataset may not hold that many; then that row is left out.) Counting
+    # them reads some of their pages first, so that row is a lower bound for a cold search.
     fresh_names = list(itertools.islice(names, REQUESTS + 10))
     fresh = iter(fresh_names)
     new_terms = [

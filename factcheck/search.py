@@ -31,6 +31,13 @@ HEADLINE_OPTIONS = (
     'MinWords=12, MaxFragments=2, FragmentDelimiter=" … "'
 )
 HEADLINE_CACHE_SECONDS = 24 * 60 * 60
+#: The headline of each (id, body) pair given, made from that very text.
+HEADLINE_SQL = (
+    "SELECT t.id, ts_headline('english', t.body, plainto_tsquery('english', %s), %s) "
+    "FROM unnest(%s::bigint[], %s::text[]) AS t(id, body)"
+)
+#: The GIN index on the stored document (migration 0006).
+DOCUMENT_INDEX = "factcheck_searchentry_document"
 WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -75,19 +82,29 @@ def bulk_indexing():
     """
     Around writing many entries at once (a generated dataset): on PostgreSQL the
     index gathers them in its pending list, merged in bulk at the end, instead
-    of taking each into its tree as it does for everyday writes (migration 0007).
+    of taking each into its tree as it does for everyday writes (migration 0007),
+    and gets its own setting back afterwards. Changing that setting locks the
+    whole index (ACCESS EXCLUSIVE) until the transaction ends: not for a live desk.
     """
     if connection.vendor != "postgresql":
         yield
         return
     with connection.cursor() as cursor:
-        cursor.execute("ALTER INDEX factcheck_searchentry_document SET (fastupdate = on)")
+        cursor.execute(
+            "SELECT coalesce(array_to_string(reloptions, ','), '') FROM pg_class "
+            "WHERE oid = %s::regclass",
+            [DOCUMENT_INDEX],
+        )
+        (before,) = cursor.fetchone()
+        cursor.execute(f"ALTER INDEX {DOCUMENT_INDEX} SET (fastupdate = on)")
     try:
         yield
     finally:
         with connection.cursor() as cursor:
-            cursor.execute("ALTER INDEX factcheck_searchentry_document SET (fastupdate = off)")
-            cursor.execute("SELECT gin_clean_pending_list('factcheck_searchentry_document')")
+            cursor.execute(f"ALTER INDEX {DOCUMENT_INDEX} RESET (fastupdate)")
+            if "fastupdate=off" in before.split(","):
+                cursor.execute(f"ALTER INDEX {DOCUMENT_INDEX} SET (fastupdate = off)")
+            cursor.execute("SELECT gin_clean_pending_list(%s::regclass)", [DOCUMENT_INDEX])
 
 
 def chunk_text(text, size=1200):
@@ -245,19 +262,22 @@ def _headlines(query, bodies):
     passage that changed is a new key.
     """
     cache = caches["default"]
+    # What else decides a headline: the SQL with its text search configuration,
+    # its options and the server's version (a new one may parse differently).
+    making = f"{HEADLINE_SQL}\0{HEADLINE_OPTIONS}\0{connection.pg_version}"
     keys = {
-        pk: "search-headline:"
-        + hashlib.sha256(f"{HEADLINE_OPTIONS}\0{query}\0{body}".encode()).hexdigest()
+        pk: "search-headline:" + hashlib.sha256(f"{making}\0{query}\0{body}".encode()).hexdigest()
         for pk, body in bodies.items()
     }
     found = cache.get_many(list(keys.values()))
     missing = [pk for pk, key in keys.items() if key not in found]
     if missing:
         with connection.cursor() as cursor:
+            # From the bodies read by the search itself, not the rows again: a key
+            # and its headline are of the same text even if the entry was replaced since.
             cursor.execute(
-                "SELECT e.id, ts_headline('english', e.body, plainto_tsquery('english', %s), %s) "
-                "FROM factcheck_searchentry e WHERE e.id = ANY(%s)",
-                [query, HEADLINE_OPTIONS, missing],
+                HEADLINE_SQL,
+                [query, HEADLINE_OPTIONS, missing, [bodies[pk] for pk in missing]],
             )
             made = {keys[pk]: headline for pk, headline in cursor.fetchall()}
         cache.set_many(made, HEADLINE_CACHE_SECONDS)

@@ -96,6 +96,6 @@ def test_the_key_pages_and_their_htmx_run_without_a_policy_violation(browser, li
 
     # Control: an inline style on this very page is refused and reported.
     page.evaluate("document.body.insertAdjacentHTML('beforeend', '<p style=\"color: red\">x</p>')")
-    page.wait_for_function("() => true")
+    page.evaluate("() => new Promise(requestAnimationFrame)")
     page.wait_for_timeout(200)
     assert [violation["directive"] for violation in problems["violations"]] == ["style-src-attr"]

@@ -5,7 +5,15 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from factcheck.search import Passage, bulk_indexing, chunk_text, replace_entries, search
+from factcheck.search import (
+    DOCUMENT_INDEX,
+    Passage,
+    _headlines,
+    bulk_indexing,
+    chunk_text,
+    replace_entries,
+    search,
+)
 from tests.factories import ReviewAssignmentFactory, ReviewerFactory, SourceVersionFactory
 
 pytestmark = pytest.mark.django_db
@@ -77,7 +85,13 @@ def test_replacing_entries_removes_the_old_text():
 def pending_index_pages():
     """Pages moved out of the search index's pending list (PostgreSQL), emptying it."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT gin_clean_pending_list('factcheck_searchentry_document')")
+        cursor.execute("SELECT gin_clean_pending_list(%s::regclass)", [DOCUMENT_INDEX])
+        return cursor.fetchone()[0]
+
+
+def index_options():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT reloptions FROM pg_class WHERE oid = %s::regclass", [DOCUMENT_INDEX])
         return cursor.fetchone()[0]
 
 
@@ -106,6 +120,18 @@ def test_bulk_indexing_gathers_entries_and_leaves_the_index_without_a_pending_li
     assert search("turbines").count() == 400
     replace_entries(kind="source", object_id=13, passages=passages)
     assert pending_index_pages() == 0  # everyday writes go straight into the tree again
+    assert index_options() == ["fastupdate=off"]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's GIN index")
+def test_bulk_indexing_gives_the_index_back_the_setting_it_had():
+    with connection.cursor() as cursor:
+        cursor.execute(f"ALTER INDEX {DOCUMENT_INDEX} RESET (fastupdate)")  # as before 0007
+
+    with bulk_indexing():
+        assert index_options() == ["fastupdate=on"]
+
+    assert index_options() is None
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's ts_headline")
@@ -131,6 +157,14 @@ def test_a_passage_that_changed_gets_a_snippet_of_its_new_text():
     snippet = search("turbines")[0:1][0].snippet
     assert "fast" in snippet
     assert "slowly" not in snippet
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's ts_headline")
+def test_a_snippet_is_made_of_the_text_the_search_read_even_if_it_was_replaced_since():
+    # No entry has this id any more: a writer replaced it after the search read it.
+    snippets = _headlines("turbines", {987654: "Three turbines spin slowly."})
+
+    assert "Three \x02turbines\x03 spin slowly" in snippets[987654]
 
 
 def test_long_texts_are_cut_into_passages_that_keep_every_character():
