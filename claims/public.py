@@ -11,7 +11,7 @@ from django.http import Http404
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
-from claims.corrections import chain_head, verify_chain
+from claims.corrections import GENESIS, chain_head, verify_chain
 from claims.models import Case, Claim, ClaimStatus, Correction, CorrectionStatus, Evidence, Rating
 from factcheck.models import Organisation
 from factcheck.templatetags.links import web_url
@@ -79,7 +79,7 @@ def chain_status():
     verifies = cache.get_or_set(
         f"corrections-chain-verifies:{head}", lambda: verify_chain().ok, CHAIN_CHECK_SECONDS
     )
-    return {"head": head, "verifies": verifies}
+    return {"head": head, "verifies": verifies, "empty": head == GENESIS}
 
 
 def rating_scale():

@@ -208,6 +208,9 @@ def test_an_empty_log_has_an_empty_state_and_links_to_the_policy(client, first_c
 
     assert response.status_code == 200
     assert "No corrections published" in response.text
+    # No head of zeros to "verify": there is nothing to chain yet.
+    assert "the log's hash chain starts with the first entry" in response.text
+    assert "hash chain verifies" not in response.text
     assert "Corrections policy" in response.text
     assert reverse("claims:corrections_atom") in response.text
     assert feedparser.parse(client.get(reverse("claims:corrections_atom")).content).version
