@@ -92,12 +92,20 @@ def render_marked_text(text, spans, *, mark_class, page_offsets=()):
     where the span begins (a link to a claim), or ``""``. A segment under
     more than one span also gets ``{mark_class}--overlap``. With
     ``page_offsets``, each page's first paragraph is preceded by its number.
+    """
+    paragraphs = _rendered_paragraphs(text, spans, mark_class, page_offsets)
+    return mark_safe("".join(html for _start, html in paragraphs))  # noqa: S308 - escaped
+
+
+def _rendered_paragraphs(text, spans, mark_class, page_offsets):
+    """
+    ``(start, html)`` for each paragraph of ``render_marked_text``.
 
     Written in Python rather than as a template loop: a 1 MB text has tens of
     thousands of segments, and each template variable costs microseconds.
     """
-    parts = []
     for paragraph in mark_spans(text, spans, page_offsets=page_offsets):
+        parts = []
         if paragraph.page:
             parts.append(
                 f'<span class="page-break" aria-hidden="true">Page {paragraph.page}</span>'
@@ -112,7 +120,39 @@ def render_marked_text(text, spans, *, mark_class, page_offsets=()):
             css = mark_class if len(segment.marks) == 1 else f"{mark_class} {mark_class}--overlap"
             parts.append(f'<mark class="{css}" data-start="{segment.start}">{escaped}</mark>')
         parts.append("</p>\n")
-    return mark_safe("".join(parts))  # noqa: S308 - every piece of text is escaped above
+        yield paragraph.start, "".join(parts)
+
+
+@dataclass
+class TextPart:
+    """One part of a long text as the reader shows it: whole paragraphs, ``start`` to ``end``."""
+
+    number: int
+    count: int
+    start: int
+    end: int
+    html: str = ""
+    #: Where the parts before and after it begin (None at either end).
+    previous_start: int | None = None
+    next_start: int | None = None
+
+
+def split_into_parts(text, paragraphs, part_chars):
+    """
+    Group ``paragraphs`` (``(start, html)`` of ``text``, in order) into parts of
+    at least ``part_chars`` characters each (the last may be shorter), cut only
+    between paragraphs: ``[(start, end, html)]``.
+    """
+    parts = []
+    for start, paragraph_html in paragraphs:
+        if parts and start - parts[-1][0] < part_chars:
+            parts[-1][1].append(paragraph_html)
+        else:
+            parts.append((start, [paragraph_html]))
+    if not parts:
+        return [(0, len(text), "")]
+    ends = [start for start, _html in parts[1:]] + [len(text)]
+    return [(start, end, "".join(htmls)) for (start, htmls), end in zip(parts, ends, strict=True)]
 
 
 def cached_marked_text(version, spans, *, mark_class, key=None):
@@ -141,3 +181,51 @@ def cached_marked_text(version, spans, *, mark_class, key=None):
         )
         cache.set(cache_key, str(rendered), MARKED_TEXT_CACHE_SECONDS)
     return mark_safe(rendered)  # noqa: S308 - rendered (and escaped) by render_marked_text
+
+
+#: How much of a long text the reader shows at once. A 1 MB source on one page
+#: is tens of thousands of elements for the browser to lay out and a megabyte
+#: for the server to send on every visit.
+READER_PART_CHARS = 100_000
+
+
+def cached_marked_part(version, spans, *, mark_class, at=0, part_chars=READER_PART_CHARS):
+    """
+    The part of a ready version's marked text (``render_marked_text``) that
+    holds the offset ``at``, as a ``TextPart``: whole paragraphs of about
+    ``part_chars`` characters, with absolute ``data-start`` offsets, so a
+    selection is quoted as it would be on the whole text. Cached like
+    ``cached_marked_text``: the part bounds in one small entry and each part
+    in its own, so a visit reads one part, not the whole text.
+    """
+    fingerprint = hashlib.sha256(repr((mark_class, part_chars, spans)).encode()).hexdigest()
+    prefix = f"marked-parts:{version.pk}:{version.extraction_status}:{fingerprint}"
+    cache = caches["rendered"]
+    bounds = cache.get(prefix)
+    rendered = None
+    if bounds is None:
+        text = version.extracted_text
+        paragraphs = _rendered_paragraphs(text, spans, mark_class, version.page_offsets or ())
+        rendered = split_into_parts(text, paragraphs, part_chars)
+        bounds = [(start, end) for start, end, _html in rendered]
+        cache.set_many(
+            {f"{prefix}:{index}": html for index, (_s, _e, html) in enumerate(rendered)}
+            | {prefix: bounds},
+            MARKED_TEXT_CACHE_SECONDS,
+        )
+    index = next((index for index, (_start, end) in enumerate(bounds) if at < end), len(bounds) - 1)
+    html = rendered[index][2] if rendered else cache.get(f"{prefix}:{index}")
+    if html is None:  # evicted on its own: render again
+        cache.delete(prefix)
+        return cached_marked_part(
+            version, spans, mark_class=mark_class, at=at, part_chars=part_chars
+        )
+    return TextPart(
+        number=index + 1,
+        count=len(bounds),
+        start=bounds[index][0],
+        end=bounds[index][1],
+        html=mark_safe(html),  # noqa: S308 - rendered (and escaped) by render_marked_text
+        previous_start=bounds[index - 1][0] if index else None,
+        next_start=bounds[index + 1][0] if index + 1 < len(bounds) else None,
+    )

@@ -63,6 +63,11 @@ class Source(models.Model):
     def get_absolute_url(self):
         return reverse("sources:source_detail", args=[self.pk])
 
+    def text_url(self, at=0):
+        """The source page showing the part of its current text that holds the offset ``at``."""
+        url = self.get_absolute_url()
+        return f"{url}?at={at}" if at else url
+
     @property
     def latest_version(self):
         return self.versions.order_by("-number").first()

@@ -5,7 +5,7 @@ import hashlib
 from django.db.models import Count, Max
 
 from sources import anchoring
-from sources.highlighting import cached_marked_text
+from sources.highlighting import cached_marked_part
 from sources.models import AnchoringStatus, Source
 
 # Characters of context shown either side of a found passage.
@@ -19,17 +19,18 @@ def source_list():
     ).order_by("title", "id")
 
 
-def source_reader(source):
+def source_reader(source, *, at=0):
     """
-    Everything the source page shows: the versions, the current version's text
-    split into marked segments, its quotations, and what became of the previous
-    version's quotations when this one arrived.
+    Everything the source page shows: the versions, the part of the current
+    version's text that holds the offset ``at``, split into marked segments, its
+    quotations, and what became of the previous version's quotations when this
+    one arrived.
     """
     versions = list(
         source.versions.without_text().select_related("uploaded_by").order_by("-number")
     )
     current = versions[0] if versions else None
-    quotations, marked_text, reanchorings = [], "", []
+    quotations, part, reanchorings = [], None, []
     # What the list of quotations shows, cheaply: quotations never change, so
     # their ids and their authors' names are enough to tell when the cached
     # list (`{% cache %}` in the template) is out of date.
@@ -38,10 +39,11 @@ def source_reader(source):
         quotations = current.quotations.select_related("created_by").order_by("start", "end")
         listed = list(quotations.values_list("start", "end", "pk", "created_by__username"))
         if current.is_ready:
-            marked_text = cached_marked_text(
+            part = cached_marked_part(
                 current,
                 [(start, end, "") for start, end, *_rest in listed],
                 mark_class="quote-mark",
+                at=at,
             )
         reanchorings = list(
             current.reanchorings.select_related("quotation", "new_quotation", "confirmed_by")
@@ -57,7 +59,8 @@ def source_reader(source):
         "quotations": quotations,
         "quotation_count": len(listed),
         "quotation_list_key": hashlib.sha256(repr(listed).encode()).hexdigest(),
-        "marked_text": marked_text,
+        "part": part,
+        "marked_text": part.html if part else "",
         "reanchorings": reanchorings,
         "reanchoring_summary": summary,
         "extracting": any(not version.is_settled for version in versions),

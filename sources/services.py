@@ -292,7 +292,7 @@ def version_extraction_finish(*, version, result=None, status, error=""):
 
 def index_version_text(version):
     """Make ``version``'s text the searchable text of its source (the latest version wins)."""
-    url = version.source.get_absolute_url()
+    source = version.source
     search.replace_entries(
         kind="source",
         object_id=version.source_id,
@@ -300,7 +300,7 @@ def index_version_text(version):
             search.Passage(
                 title=str(version.source),
                 body=passage,
-                url=url,
+                url=source.text_url(start),
                 location=(
                     f"version {version.number}, p. {version.page_at(start)}"
                     if version.page_offsets

@@ -68,11 +68,19 @@ def source_create_view(request):
     return render(request, template, context, status=status)
 
 
+def _offset(value):
+    """An offset into a text from the query or a form (``?at=``), 0 when it is not one."""
+    try:
+        return max(0, int(value))
+    except (TypeError, ValueError):
+        return 0
+
+
 @permission_required("sources.view_source", raise_exception=True)
 @desk_page
 def source_detail_view(request, pk):
     source = get_object_or_404(Source, pk=pk)
-    context = source_reader(source)
+    context = source_reader(source, at=_offset(request.GET.get("at")))
     if request.htmx and request.htmx.target == "version-panel":
         return render(request, "sources/source_detail.html#version-panel", context)
     context |= {"upload": upload_form(), "finder": QuoteFinderForm()}
@@ -128,8 +136,13 @@ def quotation_create_view(request, pk, number):
             error = " ".join(invalid.messages)
     else:
         error = "The selection was incomplete: select a passage of the text, then press Quote."
-    context = source_reader(version.source) | {"quote_error": error, "new_quotation": quotation}
+    # The part of the text being read: where the selection began.
+    at = quotation.start if quotation else _offset(request.POST.get("start"))
     if request.htmx:
+        context = source_reader(version.source, at=at) | {
+            "quote_error": error,
+            "new_quotation": quotation,
+        }
         return render(
             request,
             "sources/source_detail.html#version-panel",
@@ -140,7 +153,7 @@ def quotation_create_view(request, pk, number):
         messages.error(request, error)
     else:
         messages.success(request, f"Quoted {quotation}.")
-    return redirect(version.source.get_absolute_url())
+    return redirect(version.source.text_url(at))
 
 
 @permission_required("sources.view_source", raise_exception=True)

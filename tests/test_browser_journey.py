@@ -320,6 +320,31 @@ def test_a_mouse_selection_in_the_reader_becomes_a_quotation(browser, live_serve
     assert ANNOUNCEMENT[quotation.start : quotation.end] == quotation.exact
 
 
+def test_a_long_source_is_read_part_by_part_and_quoted_in_a_later_part(browser, live_server, desk):
+    editor, _reviewer, _case = desk
+    source = Source.objects.get(title="Together Compiler: Continuous Compilation for AI inference")
+    text = "\n".join(
+        f"Paragraph {number}: the engine served {number} requests." + " filler" * 40
+        for number in range(900)
+    )
+    source_version_create_from_text(source=source, text=text, actor=editor)
+    page = new_page(browser)
+    log_in(page, live_server.url, "eddie")
+    page.goto(f"{live_server.url}{source.get_absolute_url()}")
+    assert "Part 1 of 3" in page.inner_text(".part-nav")
+
+    page.click(".part-nav a[rel=next]")
+    page.wait_for_url("**?at=*")
+    assert "Part 2 of 3" in page.inner_text(".part-nav")
+    drag_select(page, "the engine served 450 requests")
+    page.click("[data-quote-button]")
+
+    page.wait_for_selector(".quotation-list >> text=the engine served 450 requests")
+    assert "Part 2 of 3" in page.inner_text(".part-nav")  # still reading the same part
+    quotation = source.latest_version.quotations.get()
+    assert text[quotation.start : quotation.end] == "the engine served 450 requests"
+
+
 def test_a_claim_is_made_with_the_keyboard_alone(browser, live_server, desk):
     _editor, _reviewer, case = desk
     page = new_page(browser)

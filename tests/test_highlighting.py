@@ -1,6 +1,14 @@
+from itertools import pairwise
+
 import pytest
 
-from sources.highlighting import cached_marked_text, mark_spans, render_marked_text
+from sources.highlighting import (
+    cached_marked_part,
+    cached_marked_text,
+    mark_spans,
+    render_marked_text,
+    split_into_parts,
+)
 from sources.models import SourceVersion
 from tests.factories import QuotationFactory, SourceVersionFactory
 
@@ -118,3 +126,73 @@ def test_a_new_quotation_shows_at_once_in_the_source_reader(editor_client):
     assert f'<mark class="quote-mark" data-start="{quotation.start}">' in response.text
     assert f'id="quotation-{quotation.pk}"' in response.text
     assert "Quotations (1)" in response.text
+
+
+def long_text(paragraphs=30, words=60):
+    """Paragraphs of about 400 characters, each naming its number."""
+    return "\n".join(
+        f"Paragraph {number}: " + " ".join(["words"] * words) for number in range(paragraphs)
+    )
+
+
+def test_a_long_text_is_cut_into_parts_between_paragraphs_that_cover_it_all():
+    text = long_text()
+    paragraphs = [(p.start, f"<p>{p.start}</p>") for p in mark_spans(text, [])]
+
+    parts = split_into_parts(text, paragraphs, part_chars=2000)
+
+    assert len(parts) > 3
+    assert parts[0][0] == 0 and parts[-1][1] == len(text)
+    for (_start, end, _html), (next_start, _end, _next) in pairwise(parts):
+        assert end == next_start  # no gap and no overlap
+        assert text[next_start - 1] == "\n"  # cut between paragraphs
+    assert all(end - start >= 2000 for start, end, _html in parts[:-1])
+    assert "".join(html for _s, _e, html in parts) == "".join(html for _s, html in paragraphs)
+
+
+@pytest.mark.django_db
+def test_a_part_of_a_long_text_keeps_offsets_into_the_whole_text():
+    text = long_text()
+    start = text.index("Paragraph 20")
+    version = SourceVersionFactory(text=text)
+
+    part = cached_marked_part(
+        version, [(start, start + 12, "")], mark_class="quote-mark", at=start, part_chars=2000
+    )
+
+    assert part.start <= start < part.end
+    assert 1 < part.number < part.count
+    assert f'<mark class="quote-mark" data-start="{start}">Paragraph 20</mark>' in part.html
+    assert "Paragraph 0:" not in part.html
+    assert part.previous_start < part.start < part.next_start == part.end
+
+
+@pytest.mark.django_db
+def test_the_parts_of_a_text_are_read_from_the_cache_without_its_text(
+    django_assert_num_queries,
+):
+    text = long_text()
+    version = SourceVersionFactory(text=text)
+    first = cached_marked_part(version, [], mark_class="quote-mark", at=5000, part_chars=2000)
+    without_text = SourceVersion.objects.without_text().get(pk=version.pk)
+
+    with django_assert_num_queries(0):
+        again = cached_marked_part(
+            without_text, [], mark_class="quote-mark", at=5000, part_chars=2000
+        )
+        last = cached_marked_part(
+            without_text, [], mark_class="quote-mark", at=len(text) + 99, part_chars=2000
+        )
+
+    assert again == first
+    assert (last.number, last.end, last.next_start) == (last.count, len(text), None)
+
+
+@pytest.mark.django_db
+def test_a_short_text_is_one_part():
+    version = SourceVersionFactory(text="One.\nTwo.")
+
+    part = cached_marked_part(version, [], mark_class="quote-mark")
+
+    assert (part.number, part.count, part.start, part.end) == (1, 1, 0, 9)
+    assert (part.previous_start, part.next_start) == (None, None)

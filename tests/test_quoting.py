@@ -5,6 +5,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from claims.models import Claim
+from factcheck.search import search
 from sources.models import AnchoringStatus, Quotation, Reanchoring, SourceVersion
 from sources.services import (
     find_span,
@@ -18,6 +19,7 @@ from tests.factories import (
     ClaimFactory,
     EvidenceFactory,
     PieceUnderCheckFactory,
+    QuotationFactory,
     SourceFactory,
     SourceVersionFactory,
 )
@@ -266,3 +268,79 @@ def test_a_selection_across_a_pdf_page_break_is_quoted_on_its_first_page(editor_
     assert quotation.exact == "page one.\n\nThe start"
     assert quotation.page == 1
     assert version.page_at(quotation.end - 1) == 2
+
+
+def long_source_text(paragraphs=600):
+    """About 240,000 characters in paragraphs that each name their number: three parts."""
+    return "\n".join(
+        f"Paragraph {number}: " + " ".join(["turbine"] * 50) for number in range(paragraphs)
+    )
+
+
+def test_a_long_source_is_read_a_part_at_a_time_with_links_between_parts(editor_client):
+    text = long_source_text()
+    version = SourceVersionFactory(text=text)
+    url = version.source.get_absolute_url()
+    middle = text.index("Paragraph 300:")
+
+    first = editor_client.get(url)
+    second = editor_client.get(url, {"at": middle})
+
+    assert "Part 1 of 3" in first.text
+    assert "Paragraph 0:" in first.text and "Paragraph 300:" not in first.text
+    assert 'rel="prev"' not in first.text
+    assert "Part 2 of 3" in second.text
+    assert f'data-start="{middle}">Paragraph 300:' in second.text  # offsets into the whole text
+    assert 'rel="prev"' in second.text and 'rel="next"' in second.text
+    assert "Paragraph 0:" not in second.text
+
+
+@pytest.mark.parametrize("at", ["", "abc", "-40", "99999999999"])
+def test_an_offset_that_is_not_in_the_text_shows_its_first_or_last_part(editor_client, at):
+    version = SourceVersionFactory(text=long_source_text())
+
+    response = editor_client.get(version.source.get_absolute_url(), {"at": at})
+
+    assert response.status_code == 200
+    assert ("Part 3 of 3" if at == "99999999999" else "Part 1 of 3") in response.text
+
+
+def test_quoting_in_a_later_part_shows_that_part_again_with_the_new_quotation(editor_client):
+    text = long_source_text()
+    version = SourceVersionFactory(text=text)
+    start = text.index("Paragraph 500:")
+
+    response = quote(editor_client, version, start, start + 14, "Paragraph 500:", HX_Request="true")
+
+    assert response.status_code == 200
+    assert Quotation.objects.get(version=version).start == start
+    assert "Part 3 of 3" in response.text
+    assert f'<mark class="quote-mark" data-start="{start}">Paragraph 500:</mark>' in response.text
+    # Without htmx: back to that part of the page.
+    plain = quote(editor_client, version, start, start + 9, "Paragraph")
+    assert plain.url == f"{version.source.get_absolute_url()}?at={start}"
+
+
+def test_a_quotation_in_a_long_source_links_to_its_part(editor_client):
+    text = long_source_text()
+    version = SourceVersionFactory(text=text)
+    quotation = QuotationFactory(version=version, exact="Paragraph 450:")
+
+    response = editor_client.get(version.source.get_absolute_url())
+
+    assert f'href="{version.source.get_absolute_url()}?at={quotation.start}#text-heading"' in (
+        response.text
+    )
+
+
+def test_a_search_hit_in_a_long_source_opens_the_part_it_is_in(editor_client):
+    text = long_source_text()
+    version = SourceVersionFactory(text=text)
+    start = text.index("Paragraph 520:")
+
+    hit = next(hit for hit in search("turbine 520")[0:10] if hit.kind == "source")
+    page = editor_client.get(hit.url)
+
+    assert hit.url.startswith(f"{version.source.get_absolute_url()}?at=")
+    assert "Part 3 of 3" in page.text
+    assert f'data-start="{start}">Paragraph 520:' in page.text
