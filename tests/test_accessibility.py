@@ -29,6 +29,7 @@ from sources.models import Source
 from sources.services import find_span, quotation_create, source_version_create_from_text
 from tests.browser import *  # noqa: F403  (the browser fixtures and helpers)
 from tests.browser import DESKTOP, PHONE, log_in, shot
+from tests.factories import SourceFactory
 
 # The live server's thread must see committed rows.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -201,6 +202,19 @@ def test_case_page_after_filtering_claims_in_place_has_no_serious_violations(
         page.select_option("#verdict-filter", label="Accurate")
     page.wait_for_selector("#claim-list .empty-state")
     assert_accessible(page, "case-page-filtered-empty")
+
+
+def test_a_long_source_read_in_parts_has_no_serious_violations(browser, live_server, newsroom):
+    source = SourceFactory(title="A long annual report")
+    text = "\n".join(f"Paragraph {n}: the engine ran." + " filler" * 40 for n in range(800))
+    version, _created = source_version_create_from_text(source=source, text=text, actor=None)
+    quotation_create(version=version, start=0, end=12, actor=None)
+    page = axe_page(browser, live_server.url, "eddie", DESKTOP)
+
+    page.goto(f"{live_server.url}{source.text_url(len(text) // 2)}")
+
+    expect(page.locator(".part-nav")).to_have_count(2)
+    assert_accessible(page, "reader-long-source-part")
 
 
 def test_results_swapped_into_the_reader_and_the_claim_editor_have_no_serious_violations(
