@@ -189,6 +189,11 @@ def cached_marked_text(version, spans, *, mark_class, key=None):
 READER_PART_CHARS = 100_000
 
 
+def _part_holding(bounds, at):
+    """The index of the part (of ``bounds``, ``[(start, end)]``) holding ``at``; else the last."""
+    return next((index for index, (_start, end) in enumerate(bounds) if at < end), len(bounds) - 1)
+
+
 def cached_marked_part(version, spans, *, mark_class, at=0, part_chars=READER_PART_CHARS):
     """
     The part of a ready version's marked text (``render_marked_text``) that
@@ -202,24 +207,20 @@ def cached_marked_part(version, spans, *, mark_class, at=0, part_chars=READER_PA
     prefix = f"marked-parts:{version.pk}:{version.extraction_status}:{fingerprint}"
     cache = caches["rendered"]
     bounds = cache.get(prefix)
-    rendered = None
-    if bounds is None:
+    index = _part_holding(bounds, at) if bounds else None
+    html = cache.get(f"{prefix}:{index}") if bounds else None
+    if html is None:  # never rendered, or a part evicted on its own: render them all
         text = version.extracted_text
         paragraphs = _rendered_paragraphs(text, spans, mark_class, version.page_offsets or ())
         rendered = split_into_parts(text, paragraphs, part_chars)
         bounds = [(start, end) for start, end, _html in rendered]
         cache.set_many(
-            {f"{prefix}:{index}": html for index, (_s, _e, html) in enumerate(rendered)}
+            {f"{prefix}:{number}": part for number, (_s, _e, part) in enumerate(rendered)}
             | {prefix: bounds},
             MARKED_TEXT_CACHE_SECONDS,
         )
-    index = next((index for index, (_start, end) in enumerate(bounds) if at < end), len(bounds) - 1)
-    html = rendered[index][2] if rendered else cache.get(f"{prefix}:{index}")
-    if html is None:  # evicted on its own: render again
-        cache.delete(prefix)
-        return cached_marked_part(
-            version, spans, mark_class=mark_class, at=at, part_chars=part_chars
-        )
+        index = _part_holding(bounds, at)
+        html = rendered[index][2]
     return TextPart(
         number=index + 1,
         count=len(bounds),

@@ -1,6 +1,7 @@
 from itertools import pairwise
 
 import pytest
+from django.core.cache import caches
 
 from sources.highlighting import (
     cached_marked_part,
@@ -196,3 +197,31 @@ def test_a_short_text_is_one_part():
 
     assert (part.number, part.count, part.start, part.end) == (1, 1, 0, 9)
     assert (part.previous_start, part.next_start) == (None, None)
+
+
+@pytest.mark.django_db
+def test_a_part_evicted_from_the_cache_on_its_own_is_rendered_again(monkeypatch):
+    cache = caches["rendered"]
+    stored = {}
+    set_many = cache.set_many
+
+    def noting_keys(data, *args):
+        stored.update(data)
+        return set_many(data, *args)
+
+    monkeypatch.setattr(cache, "set_many", noting_keys)
+    version = SourceVersionFactory(text=long_text())
+    first = cached_marked_part(version, [], mark_class="quote-mark", at=5000, part_chars=2000)
+    (part_key,) = [key for key in stored if key.endswith(f":{first.number - 1}")]
+    cache.delete(part_key)  # as Redis evicts under memory pressure, the bounds left behind
+
+    again = cached_marked_part(
+        SourceVersion.objects.without_text().get(pk=version.pk),
+        [],
+        mark_class="quote-mark",
+        at=5000,
+        part_chars=2000,
+    )
+
+    assert again == first
+    assert cache.get(part_key) == str(first.html)
