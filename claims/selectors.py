@@ -1,5 +1,7 @@
 """Reads for the claims app: what the pages list, with their queries bounded."""
 
+from collections import Counter
+
 from django.db.models import Count, F, OuterRef, Prefetch, Subquery
 from django.db.models.functions import Coalesce
 from django.urls import reverse
@@ -82,14 +84,21 @@ def claims_reviewed_by(case, reviewer_id):
     )
 
 
-def claims_for_rows(rows):
-    """The claims that ``rows`` (from ``case_claim_index``) list, in that order, numbered."""
+def claims_for_rows(case, rows):
+    """
+    The claims of ``case`` that ``rows`` (from ``case_claim_index``) list, in
+    that order, numbered.
+    """
     ordinals = {row["pk"]: row["ordinal"] for row in rows}
     claims = sorted(
-        Claim.objects.filter(pk__in=ordinals).select_related("case", "quotation", "verdict"),
+        # Sorted here by ordinal: the model's ordering would join the case and the
+        # quotation into a sort that is thrown away (and planning it costs more
+        # than the rows). The caller has the case already.
+        Claim.objects.filter(pk__in=ordinals).select_related("quotation", "verdict").order_by(),
         key=lambda claim: ordinals[claim.pk],
     )
     for claim in claims:
+        claim.case = case
         claim.ordinal = ordinals[claim.pk]
     return claims
 
@@ -122,15 +131,22 @@ def case_marked_text(case, version, rows):
     return cached_marked_text(version, spans, mark_class="claim-mark", key=key)
 
 
-def claim_status_summary(case):
-    """``[(status, label, count)]`` for every claim status, in workflow order."""
-    counts = dict(
-        Claim.objects.filter(case=case)
-        .order_by()  # the model's ordering would join quotations into the GROUP BY
-        .values_list("status")
-        .annotate(count=Count("id"))
-        .values_list("status", "count")
-    )
+def claim_status_summary(case, *, index=None):
+    """
+    ``[(status, label, count)]`` for every claim status, in workflow order.
+    ``index``, if given, is the case's whole ``case_claim_index`` (every claim):
+    counted from it instead of by a query.
+    """
+    if index is not None:
+        counts = Counter(row["status"] for row in index)
+    else:
+        counts = dict(
+            Claim.objects.filter(case=case)
+            .order_by()  # the model's ordering would join quotations into the GROUP BY
+            .values_list("status")
+            .annotate(count=Count("id"))
+            .values_list("status", "count")
+        )
     return [(value, label, counts.get(value, 0)) for value, label in ClaimStatus.choices]
 
 

@@ -70,8 +70,9 @@ from claims.services import (
 )
 from claims.workflow import Action, allowed_actions, claim_content, claim_digest, claim_transition
 from factcheck.desk_pages import desk_page
+from factcheck.fragments import rendered_rows
 from factcheck.public_pages import public_page
-from factcheck.roles import cases_visible_to, claims_visible_to, is_editor
+from factcheck.roles import cases_visible_to, claims_visible_to, is_editor, sees_every_case
 from sources.selectors import passage_occurrences
 from sources.services import quotation_create_from_selection
 
@@ -86,7 +87,8 @@ CORRECTIONS_PER_PAGE = 20
 @desk_page
 def case_list_view(request):
     page = Paginator(case_list(request.user), CASES_PER_PAGE).get_page(request.GET.get("page"))
-    return render(request, "claims/case_list.html", {"page": page})
+    rows = rendered_rows("claims/case_list.html#case-row", "case", page.object_list)
+    return render(request, "claims/case_list.html", {"page": page, "case_rows": rows})
 
 
 def _filtered(case, rows, *, status, verdict, reviewer):
@@ -123,7 +125,9 @@ def case_detail_view(request, slug, create_form=None, status_code=200):
     context = {
         "case": case,
         "page": page,
-        "claims": claims_for_rows(page.object_list),
+        "claim_rows": rendered_rows(
+            "claims/case_detail.html#claim-row", "claim", claims_for_rows(case, page.object_list)
+        ),
         "filtered": any(filters.values()),
         "filter_query": urlencode({name: value for name, value in filters.items() if value}),
         # A page of the list swapped in by htmx takes the focus (a keyboard user
@@ -152,7 +156,10 @@ def case_detail_view(request, slug, create_form=None, status_code=200):
 
     context |= {
         "marked_text": case_marked_text(case, version, index) if version else "",
-        "summary": claim_status_summary(case),
+        # A reviewer's index holds only their claims; the summary counts them all.
+        "summary": claim_status_summary(
+            case, index=index if sees_every_case(request.user) else None
+        ),
         **case_filter_choices(case),
     }
     return render(request, "claims/case_detail.html", context, status=status_code)
@@ -207,7 +214,8 @@ def case_create_view(request):
 @desk_page
 def my_reviews_view(request):
     page = Paginator(reviews_for(request.user), REVIEWS_PER_PAGE).get_page(request.GET.get("page"))
-    return render(request, "claims/my_reviews.html", {"page": page})
+    rows = rendered_rows("claims/my_reviews.html#assignment-row", "assignment", page.object_list)
+    return render(request, "claims/my_reviews.html", {"page": page, "assignment_rows": rows})
 
 
 def _log_etag(request, *args, **kwargs):

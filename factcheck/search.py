@@ -39,6 +39,7 @@ HEADLINE_SQL = (
 #: The GIN index on the stored document (migration 0006).
 DOCUMENT_INDEX = "factcheck_searchentry_document"
 WORD = re.compile(r"\w+", re.UNICODE)
+MAX_EXPECTED_PAGE = 10_000
 
 
 @dataclass
@@ -134,8 +135,30 @@ class SearchResults:
         self.terms = WORD.findall(query)
         self.claim_ids = claim_ids
         self._count = None
+        self._expected = None
+        self._fetched = {}
+
+    def expect_page(self, number, per_page):
+        """
+        Say which page the Paginator will read (``number`` as the request gave
+        it): counting then fetches that page too, in the same query.
+        """
+        try:
+            number = int(number)
+        except (TypeError, ValueError):
+            number = 1  # as the Paginator reads it
+        # Beyond these the Paginator asks for another page, read apart (nor can a
+        # huge number overflow the database's OFFSET).
+        if 1 <= number <= MAX_EXPECTED_PAGE:
+            self._expected = ((number - 1) * per_page, per_page)
 
     def count(self):
+        if self._count is None and self.terms and self._expected:
+            offset, limit = self._expected
+            hits, total = _fetch(self.terms, offset, limit, self.claim_ids)
+            self._fetched[offset, limit] = hits
+            # A page past the end has no rows to carry the total: count it apart.
+            self._count = total
         if self._count is None:
             self._count = _count(self.terms, self.claim_ids) if self.terms else 0
         return self._count
@@ -148,9 +171,12 @@ class SearchResults:
             raise TypeError("Search results are read a page at a time.")
         if not self.terms:
             return []
-        return _fetch(
-            self.terms, window.start or 0, window.stop - (window.start or 0), self.claim_ids
-        )
+        offset, limit = window.start or 0, window.stop - (window.start or 0)
+        for (fetched_offset, fetched_limit), hits in self._fetched.items():
+            # The last page is cut to what is left of the count.
+            if fetched_offset == offset and fetched_limit >= limit:
+                return hits[:limit]
+        return _fetch(self.terms, offset, limit, self.claim_ids)[0]
 
 
 def search(query, *, claim_ids=None):
@@ -206,6 +232,11 @@ def _count(terms, claim_ids):
 
 
 def _fetch(terms, offset, limit, claim_ids):
+    """
+    ``(hits, total)``: the hits from ``offset`` on, at most ``limit``, and how
+    many there are in all (None when that is not known: on SQLite, or when the
+    window holds no hit to tell it).
+    """
     if connection.vendor == "postgresql":
         return _fetch_postgresql(" ".join(terms), offset, limit, claim_ids)
     only, only_params = _claims_filter(claim_ids)
@@ -228,17 +259,20 @@ def _fetch(terms, offset, limit, claim_ids):
             ],
         )
         rows = cursor.fetchall()
-    return [
+    hits = [
         Hit(kind, object_id, title, url, location, _safe_snippet(snippet))
         for kind, object_id, title, url, location, snippet in rows
     ]
+    # FTS5's snippet() refuses to run beside a window function: counted apart.
+    return hits, None
 
 
 def _fetch_postgresql(query, offset, limit, claim_ids):
     only, only_params = _claims_filter(claim_ids)
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT e.id, e.body, e.kind, e.object_id, e.title, e.url, e.location "
+            "SELECT e.id, e.body, e.kind, e.object_id, e.title, e.url, e.location, "
+            "count(*) OVER () "
             "FROM factcheck_searchentry e, plainto_tsquery('english', %s) q "
             "WHERE e.document @@ q" + only + " "
             "ORDER BY ts_rank(e.document, q) DESC, e.id "
@@ -247,10 +281,11 @@ def _fetch_postgresql(query, offset, limit, claim_ids):
         )
         rows = cursor.fetchall()
     headlines = _headlines(query, {pk: body for pk, body, *_ in rows})
-    return [
+    hits = [
         Hit(kind, object_id, title, url, location, _safe_snippet(headlines[pk]))
-        for pk, _body, kind, object_id, title, url, location in rows
+        for pk, _body, kind, object_id, title, url, location, _total in rows
     ]
+    return hits, rows[0][-1] if rows else None
 
 
 def _headlines(query, bodies):

@@ -177,6 +177,10 @@ def _code_digest(*paths):
 RENDERED_KEY_PREFIX = (
     f"rendered-{_code_digest(BASE_DIR / 'sources' / 'highlighting.py', BASE_DIR / 'templates')}"
 )
+# Rendered list rows, stored under a digest of what they show (factcheck/fragments.py).
+FRAGMENTS_KEY_PREFIX = "fragments-" + _code_digest(
+    *(BASE_DIR / name for name in ("claims", "sources", "factcheck", "templates"))
+)
 if REDIS_URL:
     CACHES = {
         "default": {
@@ -188,6 +192,11 @@ if REDIS_URL:
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": RENDERED_KEY_PREFIX,
         },
+        "fragments": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": FRAGMENTS_KEY_PREFIX,
+        },
     }
 else:
     CACHES = {
@@ -197,6 +206,12 @@ else:
             "LOCATION": "rendered",
             "KEY_PREFIX": RENDERED_KEY_PREFIX,
             "OPTIONS": {"MAX_ENTRIES": 64},
+        },
+        "fragments": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "fragments",
+            "KEY_PREFIX": FRAGMENTS_KEY_PREFIX,
+            "OPTIONS": {"MAX_ENTRIES": 5000},
         },
     }
 

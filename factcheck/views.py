@@ -17,6 +17,7 @@ def search_view(request):
     page = None
     if query:
         results = search(query, claim_ids=claim_ids_visible_to(request.user))
+        results.expect_page(request.GET.get("page"), RESULTS_PER_PAGE)
         page = Paginator(results, RESULTS_PER_PAGE).get_page(request.GET.get("page"))
     context = {"query": query, "page": page}
     if request.htmx:

@@ -190,3 +190,16 @@ class PublishedCorrectionFactory(CorrectionFactory):
         )
         correction_approve(correction=draft, approver=ReviewerFactory())
         return correction_publish(correction=draft, editor=editor)
+
+
+#: Passages of SAMPLE_TEXT that do not overlap: one claim each.
+SAMPLE_PASSAGES = ["1,111 tokens per second", "467 seconds", "9.0 seconds after", "3.7× higher"]
+
+
+def case_with_claims(count):
+    """A case with ``count`` claims (at most 4) made in its piece under check, read afresh."""
+    case = CaseFactory()
+    version = SourceVersionFactory(source=case.source_under_check)
+    for exact in SAMPLE_PASSAGES[:count]:
+        ClaimFactory(case=case, quotation=QuotationFactory(version=version, exact=exact))
+    return Case.objects.select_related("source_under_check", "lead_editor").get(pk=case.pk)

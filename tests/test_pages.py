@@ -2,7 +2,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from claims.models import Claim, Rating
+from claims.models import Claim, ClaimStatus, Rating
+from claims.selectors import case_claim_index, claim_status_summary
 from claims.views import CLAIMS_PER_PAGE
 from sources.models import Source, SourceRole
 from sources.services import find_span
@@ -14,6 +15,7 @@ from tests.factories import (
     QuotationFactory,
     ReviewAssignmentFactory,
     ReviewerFactory,
+    case_with_claims,
 )
 
 pytestmark = pytest.mark.django_db
@@ -404,3 +406,27 @@ def test_a_page_of_claims_swapped_in_by_htmx_takes_the_focus_and_a_filter_change
     assert "autofocus" not in full.text.split('id="claim-list"', 1)[1]
     assert 'hx-boost="true" hx-target="#claim-list"' in filtered.text
     assert 'href="?status=draft&amp;page=2" rel="next"' in filtered.text
+
+
+def test_the_status_summary_counted_from_the_index_is_the_one_the_database_counts():
+    case = case_with_claims(4)
+    Claim.objects.filter(pk__in=list(case.claims.values_list("pk", flat=True))[:3]).update(
+        status=ClaimStatus.IN_REVIEW
+    )
+
+    from_index = claim_status_summary(case, index=case_claim_index(case))
+
+    assert from_index == claim_status_summary(case)
+    assert (ClaimStatus.IN_REVIEW, ClaimStatus.IN_REVIEW.label, 3) in from_index
+
+
+def test_a_reviewer_sees_every_claim_counted_in_the_summary_though_only_theirs_listed(client):
+    case = case_with_claims(3)
+    reviewer = ReviewerFactory()
+    ReviewAssignmentFactory(reviewer=reviewer, claim=case.claims.first())
+    client.force_login(reviewer)
+
+    page = client.get(case.get_absolute_url()).text
+
+    assert page.count('class="claim" id="claim-') == 1
+    assert '<span class="progress-summary__count">3</span> Draft' in page

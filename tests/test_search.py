@@ -194,6 +194,42 @@ def test_the_search_page_pages_through_results(editor_client):
     assert second.text.count('class="search-result"') == 5
 
 
+def _frontier_claims(count):
+    for number in range(count):
+        replace_entries(
+            kind="claim",
+            object_id=number,
+            passages=[Passage(f"Claim {number}", "frontier models", "/")],
+        )
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="SQLite's FTS5 counts apart")
+def test_a_page_of_results_is_counted_in_the_query_that_reads_it(editor_client):
+    _frontier_claims(25)
+    editor_client.get(reverse("search"), {"q": "frontier", "page": 2})
+
+    with CaptureQueriesContext(connection) as queries:
+        response = editor_client.get(reverse("search"), {"q": "frontier", "page": 2})
+
+    searches = [query for query in queries if "factcheck_searchentry" in query["sql"]]
+    assert len(searches) == 1
+    assert "25 passages found" in response.text
+    assert response.text.count('class="search-result"') == 5
+
+
+@pytest.mark.parametrize("page", ["9", "last", "0", "-3", "99999999999999999999999"])
+def test_a_page_the_results_do_not_reach_falls_back_as_the_paginator_says(editor_client, page):
+    _frontier_claims(25)
+
+    response = editor_client.get(reverse("search"), {"q": "frontier", "page": page})
+
+    assert response.status_code == 200
+    assert "25 passages found" in response.text
+    shown = response.text.count('class="search-result"')
+    # Not a number: the first page; a number out of range: the last.
+    assert shown == (20 if page == "last" else 5)
+
+
 def test_the_search_page_says_when_nothing_matches(editor_client):
     response = editor_client.get(reverse("search"), {"q": "zebra"})
 

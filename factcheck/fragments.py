@@ -1,0 +1,143 @@
+"""
+Rendered list rows, stored under what they show.
+
+After any write a desk page is rendered anew (factcheck/desk_pages.py), yet
+most rows of a list (a case's claims, the case list, My reviews) show exactly
+what they showed before. Rendering a row costs more than fetching it, so each
+row is stored under a digest of every value that its objects hold: each loaded
+field and attribute of the row's object and of the related objects loaded with
+it, with the partial that renders it, today's date, the time zone and the
+language. The code that renders is in the cache's key prefix (settings). A row
+whose data changed has a new key and is rendered again: nothing is ever
+invalidated, and no stored row is older than its data. A page's rows are read
+with one ``get_many``.
+
+A row partial is rendered with its object alone, without the request, so that
+it is the same for every user: it must not use ``user``, ``perms`` or
+``csrf_token``, and it may show only what the view has loaded (a deferred
+field, read in the template, would not be in the digest).
+"""
+
+import datetime
+import decimal
+import hashlib
+import pickle
+import uuid
+
+from django.core.cache import caches
+from django.db.models import Model
+from django.db.models.fields.files import FieldFile
+from django.template.loader import get_template
+from django.utils import timezone, translation
+from django.utils.safestring import mark_safe
+
+CACHE_ALIAS = "fragments"
+#: Unused rows age out; a row that is still shown is stored again when it is next rendered.
+CACHE_SECONDS = 6 * 60 * 60
+_PLAIN = (str, int, float, bool, decimal.Decimal, datetime.date, datetime.time, uuid.UUID)
+#: The exact types of most field values: a set lookup before the isinstance checks.
+_PLAIN_TYPES = frozenset({*_PLAIN, datetime.datetime, type(None)})
+
+
+def _plain(value, memo):
+    """
+    ``value`` as plain values, which differ whenever ``value`` does: a model
+    instance as its fingerprint (``_fingerprint``).
+    """
+    if type(value) in _PLAIN_TYPES or isinstance(value, _PLAIN):
+        return value
+    if isinstance(value, Model):
+        return _fingerprint(value, memo)
+    if isinstance(value, FieldFile):
+        return ("file", value.name)
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, *(_plain(item, memo) for item in value))
+    if isinstance(value, dict):
+        return ("dict", *sorted((repr(key), _plain(item, memo)) for key, item in value.items()))
+    # A queryset, a manager, a lazy object: it could hide a query, or its
+    # contents could change under it. Load plain values instead.
+    raise TypeError(f"A stored fragment cannot be keyed on a {type(value).__name__}")
+
+
+def _hash(value):
+    # pickle, not repr: several times faster on dates and times. Equal bytes are
+    # always equal values, so whatever pickle varies between runs costs a miss at most.
+    return hashlib.sha256(pickle.dumps(value, protocol=5)).hexdigest()
+
+
+def _fingerprint(instance, memo):
+    """
+    A digest of what ``instance`` holds: its label, every loaded attribute and,
+    in turn, the related objects loaded with it and the ones prefetched for it.
+    ``memo`` keeps each instance's, for the rows that share one (every claim
+    of a case holds the case).
+    """
+    key = id(instance)
+    if key in memo:
+        return memo[key]
+    # Met again while being described (a cycle): named, not described again.
+    memo[key] = f"again:{instance._meta.label}:{instance.pk}"
+    attributes = vars(instance)
+    prefetched = attributes.get("_prefetched_objects_cache", {})
+    memo[key] = _hash(
+        (
+            instance._meta.label,
+            [
+                (name, attribute if type(attribute) in _PLAIN_TYPES else _plain(attribute, memo))
+                for name, attribute in sorted(attributes.items())
+                if name not in ("_state", "_prefetched_objects_cache")
+            ],
+            [
+                (name, _plain(related, memo))
+                for name, related in sorted(instance._state.fields_cache.items())
+            ],
+            [(name, _plain(list(items), memo)) for name, items in sorted(prefetched.items())],
+        )
+    )
+    return memo[key]
+
+
+def digest(template_name, context, memo=None):
+    """
+    The key of ``template_name`` rendered with ``context`` (see the module);
+    ``memo`` as for ``_fingerprint``, shared by the digests of one list's rows.
+    """
+    described = (
+        template_name,
+        timezone.localdate().isoformat(),
+        timezone.get_current_timezone_name(),
+        translation.get_language(),
+        _plain(context, {} if memo is None else memo),
+    )
+    return "fragment:" + _hash(described)
+
+
+def render_fragments(template_name, contexts):
+    """
+    ``template_name`` (a partial, ``"page.html#row"``) rendered with each
+    context of ``contexts``, in order: stored ones from the cache, the rest
+    rendered and stored.
+    """
+    memo = {}
+    keys = [digest(template_name, context, memo) for context in contexts]
+    cache = caches[CACHE_ALIAS]
+    stored = cache.get_many(set(keys))
+    missing = {}
+    template = None
+    for key, context in zip(keys, contexts, strict=True):
+        if key not in stored and key not in missing:
+            template = template or get_template(template_name)
+            missing[key] = template.render(context)
+    if missing:
+        cache.set_many(missing, CACHE_SECONDS)
+    return [mark_safe(stored[key] if key in stored else missing[key]) for key in keys]  # noqa: S308
+
+
+def rendered_rows(template_name, name, objects):
+    """
+    ``[(object, html)]`` for ``objects``, each rendered by the partial
+    ``template_name`` with the object as ``name`` and nothing else.
+    """
+    objects = list(objects)
+    html = render_fragments(template_name, [{name: item} for item in objects])
+    return list(zip(objects, html, strict=True))

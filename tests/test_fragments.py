@@ -1,0 +1,185 @@
+"""
+List rows are stored under a digest of what they show: a row is rendered again
+exactly when something it shows has changed, never served from before.
+"""
+
+import datetime
+
+import pytest
+from django.core.cache import caches
+from django.test.signals import template_rendered
+from django.urls import reverse
+from django.utils import timezone
+
+from claims.models import Case, Claim, Rating
+from claims.selectors import case_claim_index, claims_for_rows
+from factcheck.fragments import CACHE_ALIAS, digest, render_fragments, rendered_rows
+from tests.factories import (
+    ClaimFactory,
+    RatingFactory,
+    ReviewAssignmentFactory,
+    ReviewerFactory,
+    case_with_claims,
+)
+
+pytestmark = pytest.mark.django_db
+
+CLAIM_ROW = "claims/case_detail.html#claim-row"
+#: The name a partial is rendered under (template_rendered's template.name).
+CLAIM_ROW_PARTIAL = "claim-row"
+
+
+def rendered_templates(action):
+    """The names of the templates ``action()`` rendered."""
+    names = []
+
+    def note(sender, template, **kwargs):
+        names.append(template.name)
+
+    template_rendered.connect(note)
+    try:
+        action()
+    finally:
+        template_rendered.disconnect(note)
+    return names
+
+
+def claims_of(case):
+    return claims_for_rows(case, case_claim_index(case))
+
+
+def test_a_row_is_rendered_once_and_then_served_as_stored():
+    claim = ClaimFactory(statement="Exports rose by 4 per cent.")
+    case = Case.objects.get(pk=claim.case_id)
+
+    first = []
+    first_renders = rendered_templates(
+        lambda: first.extend(rendered_rows(CLAIM_ROW, "claim", claims_of(case)))
+    )
+    again = []
+    renders = rendered_templates(
+        lambda: again.extend(rendered_rows(CLAIM_ROW, "claim", claims_of(case)))
+    )
+
+    assert "Exports rose by 4 per cent." in first[0][1]
+    assert first_renders == [CLAIM_ROW_PARTIAL]
+    assert renders == []
+    assert again[0][1] == first[0][1]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(
+            lambda claim: setattr(claim, "statement", "Exports fell."), id="its own field"
+        ),
+        pytest.param(
+            lambda claim: setattr(claim.quotation, "exact", "exports fell"), id="its quotation"
+        ),
+        pytest.param(
+            lambda claim: setattr(claim, "verdict", RatingFactory(label="False", order=1)),
+            id="its verdict",
+        ),
+        pytest.param(lambda claim: setattr(claim.case, "slug", "moved"), id="its case"),
+        pytest.param(lambda claim: setattr(claim, "ordinal", 7), id="an attribute set by the view"),
+    ],
+)
+def test_a_row_whose_data_changed_is_rendered_again(change):
+    case = ClaimFactory().case
+    claim = claims_of(case)[0]
+    before = digest(CLAIM_ROW, {"claim": claim})
+
+    change(claim)
+
+    assert digest(CLAIM_ROW, {"claim": claim}) != before
+
+
+def test_a_changed_rating_label_shows_in_every_row_that_has_it():
+    rating = RatingFactory(label="Mostly accurate", order=4)
+    claim = ClaimFactory(verdict=rating)
+    case = claim.case
+    rendered_rows(CLAIM_ROW, "claim", claims_of(case))
+
+    Rating.objects.filter(pk=rating.pk).update(label="Largely accurate")
+
+    html = rendered_rows(CLAIM_ROW, "claim", claims_of(case))[0][1]
+    assert "Largely accurate" in html
+    assert "Mostly accurate" not in html
+
+
+def test_whether_an_assignment_is_overdue_is_worked_out_again_the_next_day(monkeypatch):
+    due = timezone.localdate() + datetime.timedelta(days=1)
+    assignment = ReviewAssignmentFactory(due_on=due)
+    row = "claims/my_reviews.html#assignment-row"
+    today = render_fragments(row, [{"assignment": assignment}])[0]
+
+    monkeypatch.setattr(timezone, "localdate", lambda: due + datetime.timedelta(days=1))
+
+    assert "Overdue" not in today
+    assert "Overdue" in render_fragments(row, [{"assignment": assignment}])[0]
+
+
+def test_rows_of_one_list_are_read_from_the_cache_in_one_call():
+    claims = claims_of(case_with_claims(3))
+    rendered_rows(CLAIM_ROW, "claim", claims)
+    calls = []
+    cache = caches[CACHE_ALIAS]
+    original = cache.get_many
+    cache.get_many = lambda keys: calls.append(len(keys)) or original(keys)
+    try:
+        rows = rendered_rows(CLAIM_ROW, "claim", claims)
+    finally:
+        del cache.get_many
+
+    assert calls == [3]
+    assert [claim.pk for claim, _html in rows] == [claim.pk for claim in claims]
+
+
+def test_a_fragment_cannot_be_keyed_on_a_queryset():
+    with pytest.raises(TypeError, match="QuerySet"):
+        digest(CLAIM_ROW, {"claim": Claim.objects.all()})
+
+
+def test_identical_rows_are_rendered_once_in_a_list():
+    contexts = [{"value": "same"}, {"value": "same"}]
+    renders = rendered_templates(lambda: render_fragments(CLAIM_ROW, contexts))
+    assert len(renders) == 1
+
+
+def test_the_case_page_shows_an_edited_claim_though_its_row_was_stored(editor_client):
+    claim = ClaimFactory(statement="Exports rose by 4 per cent.")
+    url = claim.case.get_absolute_url()
+    assert "Exports rose by 4 per cent." in editor_client.get(url).text
+
+    Claim.objects.filter(pk=claim.pk).update(statement="Exports rose by 3 per cent.")
+
+    page = editor_client.get(url).text
+    assert "Exports rose by 3 per cent." in page
+    assert "Exports rose by 4 per cent." not in page
+
+
+def test_my_reviews_shows_a_renamed_case_though_its_row_was_stored(client):
+    reviewer = ReviewerFactory()
+    assignment = ReviewAssignmentFactory(reviewer=reviewer)
+    client.force_login(reviewer)
+    url = reverse("claims:my_reviews")
+    assert assignment.claim.case.title in client.get(url).text
+
+    Case.objects.filter(pk=assignment.claim.case_id).update(title="Renamed case")
+
+    assert "Renamed case" in client.get(url).text
+
+
+def test_a_case_page_with_every_row_stored_renders_none_of_them(editor_client, settings):
+    settings.DESK_PAGE_CACHE = False  # else the whole page is served as stored
+    case = case_with_claims(4)
+    url = case.get_absolute_url()
+    caches[CACHE_ALIAS].clear()
+    first_renders = rendered_templates(lambda: editor_client.get(url))
+    pages = []
+    renders = rendered_templates(lambda: pages.append(editor_client.get(url).text))
+
+    assert first_renders.count(CLAIM_ROW_PARTIAL) == 4
+    assert CLAIM_ROW_PARTIAL not in renders
+    assert "claims/case_detail.html" in renders
+    assert pages[0].count('class="claim" id="claim-') == 4
