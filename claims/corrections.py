@@ -58,8 +58,15 @@ def published_chain():
 
 def chain_head():
     """The newest published entry's hash (GENESIS for an empty log)."""
-    head = published_chain().order_by("-sequence").first()
-    return head.sha256 if head else GENESIS
+    # Only the hash: every public page's ETag asks for it, and published_chain()'s
+    # joins would cost the planner more than the row.
+    head = (
+        Correction.objects.filter(status=CorrectionStatus.PUBLISHED)
+        .order_by("-sequence")
+        .values_list("sha256", flat=True)
+        .first()
+    )
+    return head or GENESIS
 
 
 @dataclass
