@@ -1,7 +1,9 @@
 """Reads for the claims app: what the pages list, with their queries bounded."""
 
+import functools
 from collections import Counter
 
+from django.db import connection
 from django.db.models import Count, F, OuterRef, Prefetch, Subquery
 from django.db.models.functions import Coalesce
 from django.urls import reverse
@@ -167,14 +169,31 @@ def reviews_for(user):
     )
 
 
+@functools.cache
+def _open_review_count_sql():
+    tables = {
+        "assignment": connection.ops.quote_name(ReviewAssignment._meta.db_table),
+        "claim": connection.ops.quote_name(Claim._meta.db_table),
+    }
+    # Undecided is decided_at null (a constraint says so): two partial indexes answer it.
+    # Only quoted table names from the models go into the text; the values are parameters.
+    return (  # noqa: S608
+        "SELECT COUNT(*) FROM {assignment} a JOIN {claim} c ON c.id = a.claim_id "
+        "WHERE a.reviewer_id = %s AND a.decided_at IS NULL AND c.status = %s"
+    ).format(**tables)
+
+
 def open_review_count(user):
-    """How many claims in review wait for ``user``'s decision (shown in the navigation)."""
+    """
+    How many claims in review wait for ``user``'s decision (shown in the
+    navigation, so on every page: plain SQL, which costs a fraction of building
+    the same query with the ORM each time).
+    """
     if not user.is_authenticated:
         return 0
-    # Undecided is decided_at null (a constraint says so): two partial indexes answer it.
-    return ReviewAssignment.objects.filter(
-        reviewer=user, decided_at__isnull=True, claim__status=ClaimStatus.IN_REVIEW
-    ).count()
+    with connection.cursor() as cursor:
+        cursor.execute(_open_review_count_sql(), [user.pk, ClaimStatus.IN_REVIEW])
+        return cursor.fetchone()[0]
 
 
 def claim_for_page(case, pk, user=None):

@@ -3,11 +3,14 @@
 import datetime
 
 import pytest
+from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import timezone
 
 from claims.models import Claim, ClaimStatus, Decision
+from claims.selectors import open_review_count
 from claims.services import reviewer_assign
 from claims.workflow import claim_digest
 from sources.services import find_span, quotation_create, source_version_create_from_text
@@ -270,6 +273,28 @@ def test_my_reviews_puts_overdue_first_and_counts_open_ones_in_the_navigation(
     assert response.text.index("Overdue one") < response.text.index("Due later")
     assert "Overdue:" in response.text
     assert 'aria-label="2 waiting"' in response.text
+
+
+def test_the_open_review_count_is_of_undecided_assignments_to_claims_in_review(reviewer):
+    def assigned(status, **fields):
+        assignment = ReviewAssignmentFactory(reviewer=reviewer, **fields)
+        Claim.objects.filter(pk=assignment.claim_id).update(status=status)
+        return assignment
+
+    assigned(ClaimStatus.IN_REVIEW)
+    assigned(ClaimStatus.IN_REVIEW)
+    assigned(
+        ClaimStatus.IN_REVIEW,
+        decision=Decision.CHANGES_REQUESTED,
+        decided_at=timezone.now(),
+    )
+    assigned(ClaimStatus.DRAFT)
+    someone_elses = ReviewAssignmentFactory()
+    Claim.objects.filter(pk=someone_elses.claim_id).update(status=ClaimStatus.IN_REVIEW)
+
+    assert open_review_count(reviewer) == 2
+    assert open_review_count(someone_elses.reviewer) == 1
+    assert open_review_count(AnonymousUser()) == 0
 
 
 def test_the_rationale_is_rendered_as_sanitised_markdown(editor_client, claim):
