@@ -21,6 +21,7 @@ field, read in the template, would not be in the digest).
 import datetime
 import decimal
 import hashlib
+import logging
 import pickle
 import uuid
 
@@ -31,10 +32,23 @@ from django.template.loader import get_template
 from django.utils import timezone, translation
 from django.utils.safestring import mark_safe
 
+logger = logging.getLogger(__name__)
+
 CACHE_ALIAS = "fragments"
 #: Unused rows age out; a row that is still shown is stored again when it is next rendered.
 CACHE_SECONDS = 6 * 60 * 60
-_PLAIN = (str, int, float, bool, decimal.Decimal, datetime.date, datetime.time, uuid.UUID)
+_PLAIN = (
+    str,
+    bytes,
+    int,
+    float,
+    bool,
+    decimal.Decimal,
+    datetime.date,
+    datetime.time,
+    datetime.timedelta,
+    uuid.UUID,
+)
 #: The exact types of most field values: a set lookup before the isinstance checks.
 _PLAIN_TYPES = frozenset({*_PLAIN, datetime.datetime, type(None)})
 
@@ -50,6 +64,8 @@ def _plain(value, memo):
         return _fingerprint(value, memo)
     if isinstance(value, FieldFile):
         return ("file", value.name)
+    if isinstance(value, memoryview):
+        return bytes(value)
     if isinstance(value, (list, tuple)):
         return (type(value).__name__, *(_plain(item, memo) for item in value))
     if isinstance(value, dict):
@@ -119,7 +135,14 @@ def render_fragments(template_name, contexts):
     rendered and stored.
     """
     memo = {}
-    keys = [digest(template_name, context, memo) for context in contexts]
+    try:
+        keys = [digest(template_name, context, memo) for context in contexts]
+    except TypeError:
+        # A view passed what cannot be keyed: rendered every time, which is correct
+        # and only slower; the log says which (the tests call digest() and fail).
+        logger.exception("Rows of %s cannot be stored", template_name)
+        template = get_template(template_name)
+        return [template.render(context) for context in contexts]
     cache = caches[CACHE_ALIAS]
     stored = cache.get_many(set(keys))
     missing = {}

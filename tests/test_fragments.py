@@ -140,6 +140,19 @@ def test_a_fragment_cannot_be_keyed_on_a_queryset():
         digest(CLAIM_ROW, {"claim": Claim.objects.all()})
 
 
+def test_rows_that_cannot_be_keyed_are_rendered_every_time(caplog):
+    claims = Claim.objects.all()
+    ClaimFactory(statement="Exports rose by 4 per cent.")
+
+    contexts = [{"claim": claims.first(), "all": claims}]
+    html = render_fragments(CLAIM_ROW, contexts)
+    again = rendered_templates(lambda: render_fragments(CLAIM_ROW, contexts))
+
+    assert "Exports rose by 4 per cent." in html[0]
+    assert "cannot be stored" in caplog.text
+    assert again == [CLAIM_ROW_PARTIAL]
+
+
 def test_identical_rows_are_rendered_once_in_a_list():
     contexts = [{"value": "same"}, {"value": "same"}]
     renders = rendered_templates(lambda: render_fragments(CLAIM_ROW, contexts))
