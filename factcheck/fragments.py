@@ -6,11 +6,11 @@ most rows of a list (a case's claims, the case list, My reviews) show exactly
 what they showed before. Rendering a row costs more than fetching it, so each
 row is stored under a digest of every value that its objects hold: each loaded
 field and attribute of the row's object and of the related objects loaded with
-it, with the partial that renders it, today's date, the time zone and the
-language. The code that renders is in the cache's key prefix (settings). A row
-whose data changed has a new key and is rendered again: nothing is ever
-invalidated, and no stored row is older than its data. A page's rows are read
-with one ``get_many``.
+it, with the partial that renders it, the site's URL prefix, today's date, the
+time zone and the language. The code that renders is in the cache's key prefix
+(settings). A row whose data changed has a new key and is rendered again:
+nothing is ever invalidated, and no stored row is older than its data. A
+page's rows are read with one ``get_many``.
 
 A row partial is rendered with its object alone, without the request, so that
 it is the same for every user: it must not use ``user``, ``perms`` or
@@ -29,6 +29,7 @@ from django.core.cache import caches
 from django.db.models import Model
 from django.db.models.fields.files import FieldFile
 from django.template.loader import get_template
+from django.urls import get_script_prefix
 from django.utils import timezone, translation
 from django.utils.safestring import mark_safe
 
@@ -120,6 +121,7 @@ def digest(template_name, context, memo=None):
     """
     described = (
         template_name,
+        get_script_prefix(),  # in every URL the row links to
         timezone.localdate().isoformat(),
         timezone.get_current_timezone_name(),
         translation.get_language(),

@@ -8,7 +8,7 @@ import datetime
 import pytest
 from django.core.cache import caches
 from django.test.signals import template_rendered
-from django.urls import reverse
+from django.urls import reverse, set_script_prefix
 from django.utils import timezone
 
 from claims.models import Case, Claim, Rating
@@ -117,6 +117,21 @@ def test_whether_an_assignment_is_overdue_is_worked_out_again_the_next_day(monke
 
     assert "Overdue" not in today
     assert "Overdue" in render_fragments(row, [{"assignment": assignment}])[0]
+
+
+def test_a_row_is_rendered_again_for_a_site_served_under_another_prefix():
+    case = ClaimFactory().case
+    claim = claims_of(case)[0]
+    at_root = render_fragments(CLAIM_ROW, [{"claim": claim}])[0]
+
+    set_script_prefix("/desk/")
+    try:
+        under_prefix = render_fragments(CLAIM_ROW, [{"claim": claim}])[0]
+    finally:
+        set_script_prefix("/")
+
+    assert f'href="/desk/cases/{case.slug}/' in under_prefix
+    assert f'href="/cases/{case.slug}/' in at_root
 
 
 def test_rows_of_one_list_are_read_from_the_cache_in_one_call():
