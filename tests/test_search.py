@@ -1,3 +1,4 @@
+import importlib
 import re
 
 import pytest
@@ -14,7 +15,14 @@ from factcheck.search import (
     replace_entries,
     search,
 )
-from tests.factories import ReviewAssignmentFactory, ReviewerFactory, SourceVersionFactory
+from sources.services import source_version_upload
+from tests.factories import (
+    ReviewAssignmentFactory,
+    ReviewerFactory,
+    SourceFactory,
+    SourceVersionFactory,
+)
+from tests.sample_files import make_text_pdf
 
 pytestmark = pytest.mark.django_db
 
@@ -266,3 +274,52 @@ def test_limiting_search_to_no_claims_still_finds_sources():
     assert results.count() == 1
     assert [hit.kind for hit in results[0:10]] == ["source"]
     assert search("quillwort").count() == 2
+
+
+def test_entries_indexed_before_the_reader_had_parts_link_to_the_part_that_holds_them(
+    settings, tmp_path
+):
+    from django.apps import apps
+
+    from factcheck.models import SearchEntry
+
+    migration = importlib.import_module("sources.migrations.0004_search_entries_link_to_their_part")
+    settings.MEDIA_ROOT = tmp_path / "media"
+    pdf = source_version_upload(
+        source=SourceFactory(),
+        content=make_text_pdf(["A first page of text.", "The turbines page."]),
+        filename="report.pdf",
+        actor=None,
+    )[0]
+    pdf.refresh_from_db()
+    page_two = pdf.page_offsets[1]
+    source_url = pdf.source.get_absolute_url()
+    # As the entries were written then: the source's page, whichever passage.
+    replace_entries(
+        kind="source",
+        object_id=pdf.source_id,
+        passages=[
+            Passage("report", "A first page of text.", source_url, f"version {pdf.number}, p. 1"),
+            Passage("report", "The turbines page.", source_url, f"version {pdf.number}, p. 2"),
+        ],
+    )
+    replace_entries(
+        kind="source",
+        object_id=pdf.source_id + 1000,
+        passages=[
+            Passage("long", "start", "/sources/9/", "version 1, characters 0–1200"),
+            Passage("long", "later", "/sources/9/", "version 1, characters 250000–251200"),
+            Passage("long", "made since", "/sources/9/?at=5", "version 1, characters 5–1205"),
+        ],
+    )
+    replace_entries(kind="claim", object_id=4, passages=[Passage("c", "claim", "/claims/4/")])
+
+    migration.link_entries_to_their_part(apps, None)
+
+    urls = dict(SearchEntry.objects.values_list("body", "url"))
+    assert urls["A first page of text."] == source_url
+    assert urls["The turbines page."] == f"{source_url}?at={page_two}"
+    assert urls["start"] == "/sources/9/"
+    assert urls["later"] == "/sources/9/?at=250000"
+    assert urls["made since"] == "/sources/9/?at=5"
+    assert urls["claim"] == "/claims/4/"
