@@ -19,7 +19,7 @@ from claims.models import (
 )
 from factcheck.audit import history_for
 from factcheck.roles import cases_visible_to, claims_visible_to, sees_every_case
-from sources.highlighting import cached_marked_text
+from sources.highlighting import cached_marked_part
 from sources.models import Quotation
 
 
@@ -105,11 +105,12 @@ def claims_for_rows(case, rows):
     return claims
 
 
-def case_marked_text(case, version, rows):
+def case_marked_part(case, version, rows, *, at=0):
     """
-    The piece under check (``version``) as HTML, each claim's quotation marked
-    and preceded by a link to the claim, numbered by its ``ordinal``; cached
-    per version and set of claims (``cached_marked_text``).
+    The part of the piece under check (``version``) that holds the offset
+    ``at`` (a ``TextPart``, see ``cached_marked_part``), each claim's quotation
+    marked and preceded by a link to the claim, numbered by its ``ordinal``;
+    cached per version and set of claims, so a visit reads one part.
     """
     rows = [row for row in rows if row["version_id"] == version.pk]
 
@@ -130,7 +131,7 @@ def case_marked_text(case, version, rows):
         ]
 
     key = (case.slug, [(r["start"], r["end"], r["pk"], r["ordinal"], r["statement"]) for r in rows])
-    return cached_marked_text(version, spans, mark_class="claim-mark", key=key)
+    return cached_marked_part(version, spans, mark_class="claim-mark", at=at, key=key)
 
 
 def claim_status_summary(case, *, index=None):

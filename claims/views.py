@@ -45,7 +45,7 @@ from claims.selectors import (
     case_claim_index,
     case_filter_choices,
     case_list,
-    case_marked_text,
+    case_marked_part,
     claim_for_page,
     claim_history,
     claim_status_summary,
@@ -73,6 +73,7 @@ from factcheck.desk_pages import desk_page
 from factcheck.fragments import rendered_rows
 from factcheck.public_pages import public_page
 from factcheck.roles import cases_visible_to, claims_visible_to, is_editor, sees_every_case
+from sources.highlighting import offset_in_text
 from sources.selectors import passage_occurrences
 from sources.services import quotation_create_from_selection
 
@@ -118,6 +119,8 @@ def case_detail_view(request, slug, create_form=None, status_code=200):
     }
     if filters["status"] not in ClaimStatus.values:
         filters["status"] = ""
+    # The part of the piece being read; a passage picked without a mouse opens its own.
+    at = offset_in_text(request.GET.get("at") or request.GET.get("start"))
     index = case_claim_index(case, request.user)
     page = Paginator(_filtered(case, index, **filters), CLAIMS_PER_PAGE).get_page(
         request.GET.get("page")
@@ -129,7 +132,11 @@ def case_detail_view(request, slug, create_form=None, status_code=200):
             "claims/case_detail.html#claim-row", "claim", claims_for_rows(case, page.object_list)
         ),
         "filtered": any(filters.values()),
-        "filter_query": urlencode({name: value for name, value in filters.items() if value}),
+        # Paging through the claims without JavaScript stays in the same part.
+        "filter_query": urlencode(
+            {name: value for name, value in filters.items() if value} | ({"at": at} if at else {})
+        ),
+        "at": at,
         # A page of the list swapped in by htmx takes the focus (a keyboard user
         # pressed Previous or Next, which the swap removed); a filter change does not.
         "focus_list": bool(request.htmx and "page" in request.GET),
@@ -155,7 +162,9 @@ def case_detail_view(request, slug, create_form=None, status_code=200):
         return render(request, f"claims/case_detail.html#{request.htmx.target}", context)
 
     context |= {
-        "marked_text": case_marked_text(case, version, index) if version else "",
+        "part": case_marked_part(case, version, index, at=at)
+        if version and version.is_ready
+        else None,
         # A reviewer's index holds only their claims; the summary counts them all.
         "summary": claim_status_summary(
             case, index=index if sees_every_case(request.user) else None

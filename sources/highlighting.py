@@ -194,16 +194,29 @@ def _part_holding(bounds, at):
     return next((index for index, (_start, end) in enumerate(bounds) if at < end), len(bounds) - 1)
 
 
-def cached_marked_part(version, spans, *, mark_class, at=0, part_chars=READER_PART_CHARS):
+def offset_in_text(value):
+    """An offset into a text as a query or form gives it (``?at=``), 0 when it is not one."""
+    try:
+        return max(0, int(value))
+    except (TypeError, ValueError):
+        return 0
+
+
+def cached_marked_part(
+    version, spans, *, mark_class, at=0, part_chars=READER_PART_CHARS, key=None
+):
     """
     The part of a ready version's marked text (``render_marked_text``) that
     holds the offset ``at``, as a ``TextPart``: whole paragraphs of about
     ``part_chars`` characters, with absolute ``data-start`` offsets, so a
     selection is quoted as it would be on the whole text. Cached like
-    ``cached_marked_text``: the part bounds in one small entry and each part
-    in its own, so a visit reads one part, not the whole text.
+    ``cached_marked_text`` (``spans`` may be a function, with ``key`` the data
+    it builds them from): the part bounds in one small entry and each part in
+    its own, so a visit reads one part, not the whole text.
     """
-    fingerprint = hashlib.sha256(repr((mark_class, part_chars, spans)).encode()).hexdigest()
+    fingerprint = hashlib.sha256(
+        repr((mark_class, part_chars, key if key is not None else spans)).encode()
+    ).hexdigest()
     prefix = f"marked-parts:{version.pk}:{version.extraction_status}:{fingerprint}"
     cache = caches["rendered"]
     bounds = cache.get(prefix)
@@ -211,7 +224,9 @@ def cached_marked_part(version, spans, *, mark_class, at=0, part_chars=READER_PA
     html = cache.get(f"{prefix}:{index}") if bounds else None
     if html is None:  # never rendered, or a part evicted on its own: render them all
         text = version.extracted_text
-        paragraphs = _rendered_paragraphs(text, spans, mark_class, version.page_offsets or ())
+        paragraphs = _rendered_paragraphs(
+            text, spans() if callable(spans) else spans, mark_class, version.page_offsets or ()
+        )
         rendered = split_into_parts(text, paragraphs, part_chars)
         bounds = [(start, end) for start, end, _html in rendered]
         cache.set_many(

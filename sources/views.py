@@ -13,6 +13,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from factcheck.desk_pages import desk_page
 from sources import anchoring
 from sources.forms import QuoteFinderForm, SelectionForm, SourceForm, UploadForm
+from sources.highlighting import offset_in_text
 from sources.models import Reanchoring, Source, SourceVersion
 from sources.selectors import passage_occurrences, source_list, source_reader
 from sources.services import (
@@ -68,19 +69,11 @@ def source_create_view(request):
     return render(request, template, context, status=status)
 
 
-def _offset(value):
-    """An offset into a text from the query or a form (``?at=``), 0 when it is not one."""
-    try:
-        return max(0, int(value))
-    except (TypeError, ValueError):
-        return 0
-
-
 @permission_required("sources.view_source", raise_exception=True)
 @desk_page
 def source_detail_view(request, pk):
     source = get_object_or_404(Source, pk=pk)
-    context = source_reader(source, at=_offset(request.GET.get("at")))
+    context = source_reader(source, at=offset_in_text(request.GET.get("at")))
     if request.htmx and request.htmx.target == "version-panel":
         return render(request, "sources/source_detail.html#version-panel", context)
     context |= {"upload": upload_form(), "finder": QuoteFinderForm()}
@@ -137,7 +130,7 @@ def quotation_create_view(request, pk, number):
     else:
         error = "The selection was incomplete: select a passage of the text, then press Quote."
     # The part of the text being read: where the selection began.
-    at = quotation.start if quotation else _offset(request.POST.get("start"))
+    at = quotation.start if quotation else offset_in_text(request.POST.get("start"))
     if request.htmx:
         context = source_reader(version.source, at=at) | {
             "quote_error": error,

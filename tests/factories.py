@@ -203,3 +203,10 @@ def case_with_claims(count):
     for exact in SAMPLE_PASSAGES[:count]:
         ClaimFactory(case=case, quotation=QuotationFactory(version=version, exact=exact))
     return Case.objects.select_related("source_under_check", "lead_editor").get(pk=case.pk)
+
+
+def long_source_text(paragraphs=600):
+    """About 240,000 characters in paragraphs that each name their number: three parts."""
+    return "\n".join(
+        f"Paragraph {number}: " + " ".join(["turbine"] * 50) for number in range(paragraphs)
+    )

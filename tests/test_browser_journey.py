@@ -18,9 +18,9 @@ from django.test import override_settings
 from playwright.sync_api import expect
 
 from claims.models import Claim, ClaimStatus, Rating
-from claims.services import claim_submit_for_review, reviewer_assign
+from claims.services import case_create, claim_submit_for_review, reviewer_assign
 from factcheck.demo import DEMO_PASSWORD, ensure_demo_users
-from sources.models import Source
+from sources.models import Source, SourceRole
 from sources.services import source_version_create_from_text
 from tests import sample_files
 from tests.browser import *  # noqa: F403  (the browser fixtures and helpers)
@@ -31,7 +31,7 @@ from tests.browser import (
     new_page,
     shot,
 )
-from tests.factories import EditorFactory, EvidenceFactory
+from tests.factories import EditorFactory, EvidenceFactory, SourceFactory
 from tests.migrated_rows import restore_data_migrations
 
 # The live server's thread must see committed rows.
@@ -343,6 +343,38 @@ def test_a_long_source_is_read_part_by_part_and_quoted_in_a_later_part(browser, 
     assert "Part 2 of 3" in page.inner_text(".part-nav")  # still reading the same part
     quotation = source.latest_version.quotations.get()
     assert text[quotation.start : quotation.end] == "the engine served 450 requests"
+
+
+def test_a_claim_is_made_in_a_later_part_of_a_long_piece(browser, live_server, desk):
+    editor, _reviewer, _case = desk
+    text = "\n".join(
+        f"Paragraph {number}: the minister promised {number} buses." + " filler" * 40
+        for number in range(900)
+    )
+    case = case_create(
+        actor=editor,
+        title="A long speech",
+        slug="a-long-speech",
+        source_under_check=SourceFactory(title="The long speech", role=SourceRole.UNDER_CHECK),
+        lead_editor=editor,
+    )
+    source_version_create_from_text(source=case.source_under_check, text=text, actor=editor)
+    page = new_page(browser)
+    log_in(page, live_server.url, "eddie")
+    page.goto(f"{live_server.url}{case.get_absolute_url()}")
+    assert "Part 1 of 3" in page.inner_text(".part-nav")
+
+    page.click(".part-nav a[rel=next]")
+    page.wait_for_url("**?at=*")
+    drag_select(page, "the minister promised 450 buses")
+    page.fill("#id_statement", "The minister promised 450 buses.")
+    page.click("text=Make a claim of the selection")
+    page.wait_for_url("**/claims/**")
+
+    claim = case.claims.get()
+    assert text[claim.quotation.start : claim.quotation.end] == "the minister promised 450 buses"
+    page.goto(f"{live_server.url}{case.get_absolute_url()}?at={claim.quotation.start}")
+    expect(page.locator(".reader__text a.claim-ref")).to_have_count(1)
 
 
 def test_a_claim_is_made_with_the_keyboard_alone(browser, live_server, desk):

@@ -15,7 +15,9 @@ from tests.factories import (
     QuotationFactory,
     ReviewAssignmentFactory,
     ReviewerFactory,
+    SourceVersionFactory,
     case_with_claims,
+    long_source_text,
 )
 
 pytestmark = pytest.mark.django_db
@@ -430,3 +432,67 @@ def test_a_reviewer_sees_every_claim_counted_in_the_summary_though_only_theirs_l
 
     assert page.count('class="claim" id="claim-') == 1
     assert '<span class="progress-summary__count">3</span> Draft' in page
+
+
+def long_piece_case():
+    """A case whose piece is three parts long, with a claim in the first and one in the last."""
+    case = CaseFactory()
+    version = SourceVersionFactory(source=case.source_under_check, text=long_source_text())
+    early = ClaimFactory(
+        case=case,
+        statement="Early claim",
+        quotation=QuotationFactory(version=version, exact="Paragraph 10:"),
+    )
+    late = ClaimFactory(
+        case=case,
+        statement="Late claim",
+        quotation=QuotationFactory(version=version, exact="Paragraph 550:"),
+    )
+    return case, version, early, late
+
+
+def test_a_long_piece_is_read_on_the_case_page_a_part_at_a_time(editor_client):
+    case, _version, early, late = long_piece_case()
+    url = case.get_absolute_url()
+    late_start = late.quotation.start
+
+    first = editor_client.get(url).text
+    last = editor_client.get(url, {"at": late_start}).text
+
+    # (Each claim's own passage is quoted in the list of claims too: others are looked for.)
+    assert "Part 1 of 3" in first and "Paragraph 549:" not in first
+    assert f'<a class="claim-ref" href="{early.get_absolute_url()}"' in first
+    assert f'<a class="claim-ref" href="{late.get_absolute_url()}"' not in first
+    assert f'href="{url}?at=' in first and 'rel="next"' in first
+    # Every claim is listed whichever part is read.
+    assert "Early claim" in last and "Late claim" in first
+    assert "Part 3 of 3" in last and "Paragraph 11:" not in last
+    assert f'<a class="claim-ref" href="{late.get_absolute_url()}"' in last
+    assert f'data-start="{late_start}">Paragraph 550:' in last  # offsets into the whole text
+    assert f'<input type="hidden" name="at" value="{late_start}">' in last  # kept by the filters
+
+
+def test_a_claim_refused_in_a_later_part_shows_that_part_again_with_the_typed_text(
+    editor_client,
+):
+    case, version, _early, _late = long_piece_case()
+    start = version.extracted_text.index("Paragraph 560:")
+
+    response = editor_client.post(
+        reverse("claims:claim_create", args=[case.slug]) + f"?at={start}",
+        {"start": start, "end": start + 14, "selected_text": "Paragraph 999:", "statement": "Kept"},
+    )
+
+    assert response.status_code == 422
+    assert "Part 3 of 3" in response.text
+    assert "Kept</textarea>" in response.text
+
+
+def test_a_passage_picked_without_a_mouse_opens_the_part_it_is_in(editor_client):
+    case, version, _early, _late = long_piece_case()
+    start = version.extracted_text.index("Paragraph 300:")
+
+    response = editor_client.get(case.get_absolute_url(), {"start": start, "end": start + 14})
+
+    assert "Part 2 of 3" in response.text
+    assert "“Paragraph 300:”" in response.text

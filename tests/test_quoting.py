@@ -22,6 +22,7 @@ from tests.factories import (
     QuotationFactory,
     SourceFactory,
     SourceVersionFactory,
+    long_source_text,
 )
 
 pytestmark = pytest.mark.django_db
@@ -268,13 +269,6 @@ def test_a_selection_across_a_pdf_page_break_is_quoted_on_its_first_page(editor_
     assert quotation.exact == "page one.\n\nThe start"
     assert quotation.page == 1
     assert version.page_at(quotation.end - 1) == 2
-
-
-def long_source_text(paragraphs=600):
-    """About 240,000 characters in paragraphs that each name their number: three parts."""
-    return "\n".join(
-        f"Paragraph {number}: " + " ".join(["turbine"] * 50) for number in range(paragraphs)
-    )
 
 
 def test_a_long_source_is_read_a_part_at_a_time_with_links_between_parts(editor_client):
