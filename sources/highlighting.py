@@ -155,34 +155,6 @@ def split_into_parts(text, paragraphs, part_chars):
     return [(start, end, "".join(htmls)) for (start, htmls), end in zip(parts, ends, strict=True)]
 
 
-def cached_marked_text(version, spans, *, mark_class, key=None):
-    """
-    ``render_marked_text`` for a ready source version, cached under a key that
-    names the version (its text is frozen once ready) and the spans; so a new,
-    moved or reworded claim or quotation is a new key, and nothing needs
-    invalidating. The text is read only when the rendering is not cached:
-    ``version`` may come from ``SourceVersion.objects.without_text()``.
-
-    ``spans`` may be a function returning them, with ``key`` the data they are
-    built from: then they are built only when the rendering is not cached.
-    """
-    fingerprint = hashlib.sha256(
-        repr((mark_class, key if key is not None else spans)).encode()
-    ).hexdigest()
-    cache_key = f"marked-text:{version.pk}:{version.extraction_status}:{fingerprint}"
-    cache = caches["rendered"]
-    rendered = cache.get(cache_key)
-    if rendered is None:
-        rendered = render_marked_text(
-            version.extracted_text,
-            spans() if callable(spans) else spans,
-            mark_class=mark_class,
-            page_offsets=version.page_offsets or (),
-        )
-        cache.set(cache_key, str(rendered), MARKED_TEXT_CACHE_SECONDS)
-    return mark_safe(rendered)  # noqa: S308 - rendered (and escaped) by render_marked_text
-
-
 #: How much of a long text the reader shows at once. A 1 MB source on one page
 #: is tens of thousands of elements for the browser to lay out and a megabyte
 #: for the server to send on every visit.
@@ -202,17 +174,19 @@ def offset_in_text(value):
         return 0
 
 
-def cached_marked_part(
-    version, spans, *, mark_class, at=0, part_chars=READER_PART_CHARS, key=None
-):
+def cached_marked_part(version, spans, *, mark_class, at=0, part_chars=READER_PART_CHARS, key=None):
     """
     The part of a ready version's marked text (``render_marked_text``) that
     holds the offset ``at``, as a ``TextPart``: whole paragraphs of about
     ``part_chars`` characters, with absolute ``data-start`` offsets, so a
-    selection is quoted as it would be on the whole text. Cached like
-    ``cached_marked_text`` (``spans`` may be a function, with ``key`` the data
-    it builds them from): the part bounds in one small entry and each part in
-    its own, so a visit reads one part, not the whole text.
+    selection is quoted as it would be on the whole text. Cached under a key
+    that names the version (its text is frozen once ready) and the spans, so a
+    new, moved or reworded claim or quotation is a new key and nothing needs
+    invalidating; the text is read only when the rendering is not cached
+    (``version`` may come from ``SourceVersion.objects.without_text()``).
+    ``spans`` may be a function returning them, with ``key`` the data they are
+    built from: then they are built only then too. The part bounds are kept in
+    one small entry and each part in its own, so a visit reads one part.
     """
     fingerprint = hashlib.sha256(
         repr((mark_class, part_chars, key if key is not None else spans)).encode()

@@ -5,7 +5,6 @@ from django.core.cache import caches
 
 from sources.highlighting import (
     cached_marked_part,
-    cached_marked_text,
     mark_spans,
     render_marked_text,
     split_into_parts,
@@ -98,22 +97,6 @@ def test_rendered_text_numbers_the_pages_of_a_paged_text():
 
     assert html.count('<span class="page-break" aria-hidden="true">Page ') == 2
     assert 'Page 2</span><p><span data-start="4">two</span>' in html
-
-
-@pytest.mark.django_db
-def test_the_cached_rendering_is_used_without_reading_the_text_again(
-    django_assert_num_queries,
-):
-    version = SourceVersionFactory()
-    spans = [(0, 5, "")]
-    first = cached_marked_text(version, spans, mark_class="quote-mark")
-    without_text = SourceVersion.objects.without_text().get(pk=version.pk)
-
-    with django_assert_num_queries(0):
-        again = cached_marked_text(without_text, spans, mark_class="quote-mark")
-
-    assert again == first
-    assert without_text.text_length == len(version.extracted_text)
 
 
 @pytest.mark.django_db
