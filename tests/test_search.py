@@ -277,7 +277,7 @@ def test_limiting_search_to_no_claims_still_finds_sources():
 
 
 def test_entries_indexed_before_the_reader_had_parts_link_to_the_part_that_holds_them(
-    settings, tmp_path
+    settings, tmp_path, monkeypatch
 ):
     from django.apps import apps
 
@@ -314,6 +314,7 @@ def test_entries_indexed_before_the_reader_had_parts_link_to_the_part_that_holds
     )
     replace_entries(kind="claim", object_id=4, passages=[Passage("c", "claim", "/claims/4/")])
 
+    monkeypatch.setattr(migration, "BATCH", 2)  # several batches
     migration.link_entries_to_their_part(apps, None)
 
     urls = dict(SearchEntry.objects.values_list("body", "url"))

@@ -37,22 +37,23 @@ def link_entries_to_their_part(apps, schema_editor):
         .only("id", "object_id", "url", "location")
         .order_by("id")
     )
-    changed = []
-    for entry in entries.iterator(chunk_size=BATCH):
-        if characters := CHARACTERS.search(entry.location):
-            at = int(characters[1])
-        elif page := PAGE.match(entry.location):
-            at = page_start(entry.object_id, int(page[1]), int(page[2]))
-        else:
-            at = 0
-        # At 0 the entry is in the first part, where its link already leads.
-        if at:
-            entry.url = f"{entry.url}?at={at}"
-            changed.append(entry)
-        if len(changed) >= BATCH:
-            SearchEntry.objects.bulk_update(changed, ["url"])
-            changed = []
-    SearchEntry.objects.bulk_update(changed, ["url"])
+    last = 0
+    # A batch at a time, by id: no cursor stays open over the rows being updated.
+    while batch := list(entries.filter(id__gt=last)[:BATCH]):
+        last = batch[-1].id
+        changed = []
+        for entry in batch:
+            if characters := CHARACTERS.search(entry.location):
+                at = int(characters[1])
+            elif page := PAGE.match(entry.location):
+                at = page_start(entry.object_id, int(page[1]), int(page[2]))
+            else:
+                at = 0
+            # At 0 the entry is in the first part, where its link already leads.
+            if at:
+                entry.url = f"{entry.url}?at={at}"
+                changed.append(entry)
+        SearchEntry.objects.bulk_update(changed, ["url"])
 
 
 class Migration(migrations.Migration):
