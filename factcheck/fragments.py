@@ -100,7 +100,7 @@ def _fingerprint(instance, memo):
         (
             instance._meta.label,
             [
-                (name, attribute if type(attribute) in _PLAIN_TYPES else _plain(attribute, memo))
+                (name, _plain(attribute, memo))
                 for name, attribute in sorted(attributes.items())
                 if name not in ("_state", "_prefetched_objects_cache")
             ],

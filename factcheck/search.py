@@ -136,7 +136,8 @@ class SearchResults:
         self.claim_ids = claim_ids
         self._count = None
         self._expected = None
-        self._fetched = {}
+        #: ``(offset, limit, hits)`` of the page read while counting, if one was.
+        self._prefetched = None
 
     def expect_page(self, number, per_page):
         """
@@ -156,7 +157,7 @@ class SearchResults:
         if self._count is None and self.terms and self._expected:
             offset, limit = self._expected
             hits, total = _fetch(self.terms, offset, limit, self.claim_ids)
-            self._fetched[offset, limit] = hits
+            self._prefetched = (offset, limit, hits)
             # A page past the end has no rows to carry the total: count it apart.
             self._count = total
         if self._count is None:
@@ -172,7 +173,8 @@ class SearchResults:
         if not self.terms:
             return []
         offset, limit = window.start or 0, window.stop - (window.start or 0)
-        for (fetched_offset, fetched_limit), hits in self._fetched.items():
+        if self._prefetched:
+            fetched_offset, fetched_limit, hits = self._prefetched
             # The last page is cut to what is left of the count.
             if fetched_offset == offset and fetched_limit >= limit:
                 return hits[:limit]

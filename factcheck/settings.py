@@ -177,10 +177,13 @@ def _code_digest(*paths):
 RENDERED_KEY_PREFIX = (
     f"rendered-{_code_digest(BASE_DIR / 'sources' / 'highlighting.py', BASE_DIR / 'templates')}"
 )
-# Rendered list rows, stored under a digest of what they show (factcheck/fragments.py).
-FRAGMENTS_KEY_PREFIX = "fragments-" + _code_digest(
-    *(BASE_DIR / name for name in ("claims", "sources", "factcheck", "templates"))
+# What stored rows and stored desk pages are keyed by, so that a release never serves
+# what the old code rendered. Read once at start-up: it reads every file of the project.
+CODE_DIGEST = _code_digest(
+    *(BASE_DIR / name for name in ("claims", "sources", "factcheck", "templates", "static"))
 )
+# Rendered list rows, stored under a digest of what they show (factcheck/fragments.py).
+FRAGMENTS_KEY_PREFIX = f"fragments-{CODE_DIGEST}"
 if REDIS_URL:
     CACHES = {
         "default": {
@@ -221,14 +224,7 @@ else:
 DESK_PAGE_CACHE = env_bool("DESK_PAGE_CACHE", default=bool(REDIS_URL))
 DESK_PAGE_CACHE_ALIAS = "default"
 # Stored pages are keyed by the code that built them: a release never serves the old ones.
-# (Read only when the cache is on: it reads every file of the project.)
-DESK_PAGE_CODE_DIGEST = (
-    _code_digest(
-        *(BASE_DIR / name for name in ("claims", "sources", "factcheck", "templates", "static"))
-    )
-    if DESK_PAGE_CACHE
-    else ""
-)
+DESK_PAGE_CODE_DIGEST = CODE_DIGEST
 
 TASKS = {
     "default": {
