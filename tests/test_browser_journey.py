@@ -320,22 +320,28 @@ def test_a_mouse_selection_in_the_reader_becomes_a_quotation(browser, live_serve
     assert ANNOUNCEMENT[quotation.start : quotation.end] == quotation.exact
 
 
-def test_a_long_source_is_read_part_by_part_and_quoted_in_a_later_part(browser, live_server, desk):
-    editor, _reviewer, _case = desk
-    source = Source.objects.get(title="Together Compiler: Continuous Compilation for AI inference")
-    text = "\n".join(
-        f"Paragraph {number}: the engine served {number} requests." + " filler" * 40
-        for number in range(900)
-    )
-    source_version_create_from_text(source=source, text=text, actor=editor)
-    page = new_page(browser)
-    log_in(page, live_server.url, "eddie")
-    page.goto(f"{live_server.url}{source.get_absolute_url()}")
-    assert "Part 1 of 3" in page.inner_text(".part-nav")
+def three_parts_of(sentence):
+    """A text read in three parts: 900 paragraphs, each ``sentence`` with its number, padded."""
+    return "\n".join(sentence.format(number=number) + " filler" * 40 for number in range(900))
 
+
+def open_second_part(page, url):
+    """Open the long text at ``url`` on its first part, then follow the link to the second."""
+    page.goto(url)
+    assert "Part 1 of 3" in page.inner_text(".part-nav")
     page.click(".part-nav a[rel=next]")
     page.wait_for_url("**?at=*")
     assert "Part 2 of 3" in page.inner_text(".part-nav")
+
+
+def test_a_long_source_is_read_part_by_part_and_quoted_in_a_later_part(browser, live_server, desk):
+    editor, _reviewer, _case = desk
+    source = Source.objects.get(title="Together Compiler: Continuous Compilation for AI inference")
+    text = three_parts_of("Paragraph {number}: the engine served {number} requests.")
+    source_version_create_from_text(source=source, text=text, actor=editor)
+    page = new_page(browser)
+    log_in(page, live_server.url, "eddie")
+    open_second_part(page, f"{live_server.url}{source.get_absolute_url()}")
     drag_select(page, "the engine served 450 requests")
     page.click("[data-quote-button]")
 
@@ -347,10 +353,7 @@ def test_a_long_source_is_read_part_by_part_and_quoted_in_a_later_part(browser, 
 
 def test_a_claim_is_made_in_a_later_part_of_a_long_piece(browser, live_server, desk):
     editor, _reviewer, _case = desk
-    text = "\n".join(
-        f"Paragraph {number}: the minister promised {number} buses." + " filler" * 40
-        for number in range(900)
-    )
+    text = three_parts_of("Paragraph {number}: the minister promised {number} buses.")
     case = case_create(
         actor=editor,
         title="A long speech",
@@ -361,11 +364,7 @@ def test_a_claim_is_made_in_a_later_part_of_a_long_piece(browser, live_server, d
     source_version_create_from_text(source=case.source_under_check, text=text, actor=editor)
     page = new_page(browser)
     log_in(page, live_server.url, "eddie")
-    page.goto(f"{live_server.url}{case.get_absolute_url()}")
-    assert "Part 1 of 3" in page.inner_text(".part-nav")
-
-    page.click(".part-nav a[rel=next]")
-    page.wait_for_url("**?at=*")
+    open_second_part(page, f"{live_server.url}{case.get_absolute_url()}")
     drag_select(page, "the minister promised 450 buses")
     page.fill("#id_statement", "The minister promised 450 buses.")
     page.click("text=Make a claim of the selection")
