@@ -57,12 +57,12 @@ _PLAIN_TYPES = frozenset({*_PLAIN, datetime.datetime, type(None)})
 def _plain(value, memo):
     """
     ``value`` as plain values, which differ whenever ``value`` does: a model
-    instance as its fingerprint (``_fingerprint``).
+    instance as its description (``_described``).
     """
     if type(value) in _PLAIN_TYPES or isinstance(value, _PLAIN):
         return value
     if isinstance(value, Model):
-        return _fingerprint(value, memo)
+        return _described(value, memo)
     if isinstance(value, FieldFile):
         return ("file", value.name)
     if isinstance(value, memoryview):
@@ -82,49 +82,56 @@ def _hash(value):
     return hashlib.sha256(pickle.dumps(value, protocol=5)).hexdigest()
 
 
-def _fingerprint(instance, memo):
+def _described(instance, memo):
     """
-    A digest of what ``instance`` holds: its label, every loaded attribute and,
-    in turn, the related objects loaded with it and the ones prefetched for it.
-    ``memo`` keeps each instance's, for the rows that share one (every claim
-    of a case holds the case).
+    What ``instance`` holds, as plain values: its label, every loaded
+    attribute with its name and, in turn, the related objects loaded with it
+    and the ones prefetched for it. ``memo`` keeps each instance's, for the
+    rows that share one (every claim of a case holds the case).
     """
     key = id(instance)
     if key in memo:
         return memo[key]
     # Met again while being described (a cycle): named, not described again.
-    memo[key] = f"again:{instance._meta.label}:{instance.pk}"
-    attributes = vars(instance)
-    prefetched = attributes.get("_prefetched_objects_cache", {})
-    memo[key] = _hash(
-        (
-            instance._meta.label,
-            [
-                (name, _plain(attribute, memo))
-                for name, attribute in sorted(attributes.items())
-                if name not in ("_state", "_prefetched_objects_cache")
-            ],
-            [
-                (name, _plain(related, memo))
-                for name, related in sorted(instance._state.fields_cache.items())
-            ],
-            [(name, _plain(list(items), memo)) for name, items in sorted(prefetched.items())],
-        )
+    memo[key] = ("again", instance._meta.label, instance.pk)
+    plain_types = _PLAIN_TYPES
+    # In the order Django sets them, not sorted: the order is the same for every
+    # instance loaded by the same query, and a different one only costs a miss.
+    attributes = tuple(
+        (name, value if type(value) in plain_types else _plain(value, memo))
+        for name, value in vars(instance).items()
+        if name != "_state" and name != "_prefetched_objects_cache"
     )
+    related = tuple(
+        (name, _plain(value, memo)) for name, value in instance._state.fields_cache.items()
+    )
+    prefetched = tuple(
+        (name, _plain(list(items), memo))
+        for name, items in getattr(instance, "_prefetched_objects_cache", {}).items()
+    )
+    memo[key] = (instance._meta.label, attributes, related, prefetched)
     return memo[key]
 
 
-def digest(template_name, context, memo=None):
-    """
-    The key of ``template_name`` rendered with ``context`` (see the module);
-    ``memo`` as for ``_fingerprint``, shared by the digests of one list's rows.
-    """
-    described = (
-        template_name,
+def _surroundings():
+    """What a row's HTML depends on besides its context, the same for a whole list."""
+    return (
         get_script_prefix(),  # in every URL the row links to
         timezone.localdate().isoformat(),
         timezone.get_current_timezone_name(),
         translation.get_language(),
+    )
+
+
+def digest(template_name, context, memo=None, surroundings=None):
+    """
+    The key of ``template_name`` rendered with ``context`` (see the module).
+    ``memo`` as for ``_described`` and ``surroundings`` (``_surroundings()``)
+    are shared by the digests of one list's rows.
+    """
+    described = (
+        template_name,
+        surroundings or _surroundings(),
         _plain(context, {} if memo is None else memo),
     )
     return "fragment:" + _hash(described)
@@ -137,8 +144,9 @@ def render_fragments(template_name, contexts):
     rendered and stored.
     """
     memo = {}
+    surroundings = _surroundings()
     try:
-        keys = [digest(template_name, context, memo) for context in contexts]
+        keys = [digest(template_name, context, memo, surroundings) for context in contexts]
     except TypeError:
         # A view passed what cannot be keyed: rendered every time, which is correct
         # and only slower; the log says which (the tests call digest() and fail).
