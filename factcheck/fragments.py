@@ -94,11 +94,10 @@ def _described(instance, memo):
         return memo[key]
     # Met again while being described (a cycle): named, not described again.
     memo[key] = ("again", instance._meta.label, instance.pk)
-    plain_types = _PLAIN_TYPES
     # In the order Django sets them, not sorted: the order is the same for every
     # instance loaded by the same query, and a different one only costs a miss.
     attributes = tuple(
-        (name, value if type(value) in plain_types else _plain(value, memo))
+        (name, _plain(value, memo))
         for name, value in vars(instance).items()
         if name != "_state" and name != "_prefetched_objects_cache"
     )
