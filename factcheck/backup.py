@@ -31,6 +31,7 @@ import tempfile
 from pathlib import Path
 
 from django.conf import settings
+from django.core.cache import caches
 from django.core.files.storage import FileSystemStorage, default_storage
 from django.db import connection, transaction
 from django.utils import timezone
@@ -289,5 +290,10 @@ def restore_backup(directory):
     # otherwise tell the desk page cache of every write.
     if settings.DESK_PAGE_CACHE:
         note_write()
+    # What was cached from the replaced database may be keyed by ids that the
+    # restored one hands out again for other rows. (On Redis this empties the
+    # shared database: sessions are read again from the restored tables.)
+    for cache in caches.all():
+        cache.clear()
     _check_restored(manifest)
     return manifest

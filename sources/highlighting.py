@@ -180,7 +180,7 @@ def cached_marked_part(version, spans, *, mark_class, at=0, part_chars=READER_PA
     holds the offset ``at``, as a ``TextPart``: whole paragraphs of about
     ``part_chars`` characters, with absolute ``data-start`` offsets, so a
     selection is quoted as it would be on the whole text. Cached under a key
-    that names the version (its text is frozen once ready) and the spans, so a
+    that names the version and its file (its text is frozen once ready) and the spans, so a
     new, moved or reworded claim or quotation is a new key and nothing needs
     invalidating; the text is read only when the rendering is not cached
     (``version`` may come from ``SourceVersion.objects.without_text()``).
@@ -191,7 +191,8 @@ def cached_marked_part(version, spans, *, mark_class, at=0, part_chars=READER_PA
     fingerprint = hashlib.sha256(
         repr((mark_class, part_chars, key if key is not None else spans)).encode()
     ).hexdigest()
-    prefix = f"marked-parts:{version.pk}:{version.extraction_status}:{fingerprint}"
+    # The id alone does not name the text: a restored backup hands out ids again.
+    prefix = f"marked-parts:{version.pk}:{version.sha256}:{version.extraction_status}:{fingerprint}"
     cache = caches["rendered"]
     bounds = cache.get(prefix)
     index = _part_holding(bounds, at) if bounds else None

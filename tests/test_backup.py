@@ -15,7 +15,7 @@ from claims.scale import ScaleOptions, make_scale_dataset
 from factcheck.backup import MANIFEST, BackupError, create_backup, restore_backup
 from factcheck.desk_pages import HIT_HEADER
 from sources.models import Source, SourceVersion
-from tests.factories import ClaimFactory, EditorFactory, SourceVersionFactory
+from tests.factories import ClaimFactory, EditorFactory, SourceFactory, SourceVersionFactory
 
 # The restore replaces the database under the test's feet: no wrapping transaction.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -153,3 +153,22 @@ def test_a_restore_leaves_no_stored_desk_page_from_before_it(media_root, tmp_pat
     call_command("restore", str(tmp_path / "backup"), "--noinput")
 
     assert "As it was at the backup." in browser.get(claim.get_absolute_url()).text
+
+
+def test_a_text_uploaded_after_a_restore_is_shown_not_one_rendered_under_its_id(
+    media_root, tmp_path
+):
+    source = SourceFactory()
+    browser = Client()
+    browser.force_login(EditorFactory())
+    call_command("backup", str(tmp_path / "backup"))
+    before = SourceVersionFactory(source=source, text="Words read before the restore.")
+    assert "Words read before the restore." in browser.get(source.get_absolute_url()).text
+
+    call_command("restore", str(tmp_path / "backup"), "--noinput")
+    after = SourceVersionFactory(source=source, text="Words uploaded after the restore.")
+
+    assert after.pk == before.pk  # the restored database hands the id out again
+    page = browser.get(source.get_absolute_url()).text
+    assert "Words uploaded after the restore." in page
+    assert "Words read before the restore." not in page

@@ -208,3 +208,24 @@ def test_a_part_evicted_from_the_cache_on_its_own_is_rendered_again(monkeypatch)
 
     assert again == first
     assert cache.get(part_key) == str(first.html)
+
+
+@pytest.mark.django_db
+def test_another_file_under_a_version_id_already_rendered_is_rendered_afresh():
+    # A restored backup hands ids out again: the id alone does not name a text.
+    version = SourceVersionFactory(text="The text first stored under this id.")
+    cached_marked_part(version, [], mark_class="quote-mark")
+    other = "Another file's text under the same id."
+    # Saved versions are immutable (a database trigger): the other file is built unsaved.
+    restored = SourceVersion(
+        pk=version.pk,
+        extraction_status=version.extraction_status,
+        extracted_text=other,
+        text_length=len(other),
+        sha256="f" * 64,
+    )
+
+    part = cached_marked_part(restored, [], mark_class="quote-mark")
+
+    assert "Another file" in part.html
+    assert "first stored" not in part.html
