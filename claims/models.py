@@ -25,6 +25,8 @@ class Rating(models.Model):
         "that are not on the accuracy scale (such as “Unproven”).",
     )
     meaning = models.TextField(help_text="What the rating means, shown to editors and readers.")
+    #: Public pages' ETags name it: a relabelled rating changes every page that shows it.
+    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["order"]

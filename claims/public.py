@@ -6,7 +6,7 @@ of published work. Nothing unpublished ever leaves these functions.
 import json
 
 from django.core.cache import cache
-from django.db.models import Max, Min, Prefetch
+from django.db.models import Count, Max, Min, Prefetch, Subquery
 from django.http import Http404
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
@@ -71,6 +71,41 @@ def published_corrections(*, case_slug="", kind=""):
     if kind:
         corrections = corrections.filter(kind=kind)
     return corrections.order_by("-sequence")
+
+
+def shown_on_every_page():
+    """
+    What every public page shows besides its own rows, for its ETag, in one
+    query: the corrections chain's head, when a case, a rating or the
+    organisation was last changed, and how many ratings there are (deleting one
+    changes no date).
+    """
+
+    def latest_change(model):
+        return Subquery(model.objects.order_by("-updated_at").values("updated_at")[:1])
+
+    head = (
+        Correction.objects.filter(status=CorrectionStatus.PUBLISHED)
+        .order_by("-sequence")
+        .values("sha256")[:1]
+    )
+    state = Rating.objects.aggregate(
+        ratings=Count("id"),
+        ratings_changed=Max("updated_at"),
+        # One row however many ratings: each subquery gives the same value on every row.
+        head=Max(Subquery(head)),
+        cases_changed=Max(latest_change(Case)),
+        organisation_changed=Max(latest_change(Organisation)),
+    )
+    if not state["ratings"]:
+        # No rows to aggregate over, so the subqueries gave nothing: ask for each.
+        state |= {
+            "head": None,
+            "cases_changed": Case.objects.aggregate(last=Max("updated_at"))["last"],
+            "organisation_changed": Organisation.objects.aggregate(last=Max("updated_at"))["last"],
+        }
+    state["head"] = state["head"] or chain_head()
+    return state
 
 
 def chain_status():

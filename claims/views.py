@@ -228,7 +228,7 @@ def my_reviews_view(request):
 
 
 def _log_etag(request, *args, **kwargs):
-    return public.page_etag(request, "log", public.chain_head())
+    return public.page_etag(request, "log", public.shown_on_every_page())
 
 
 def _log_last_modified(request, *args, **kwargs):
@@ -243,8 +243,19 @@ log_conditions = public_page(etag=_log_etag, last_modified=_log_last_modified)
 
 
 def _claim_etag(request, slug, pk):
-    claim = Claim.objects.filter(pk=pk, case__slug=slug).values("updated_at", "status").first()
-    return public.page_etag(request, "claim", pk, claim, public.chain_head())
+    claim = (
+        Claim.objects.filter(pk=pk, case__slug=slug)
+        .annotate(cited_changed=Max("evidence__quotation__version__source__updated_at"))
+        .values(
+            "updated_at",
+            "status",
+            "verdict_id",
+            "quotation__version__source__updated_at",
+            "cited_changed",
+        )
+        .first()
+    )
+    return public.page_etag(request, "claim", pk, claim, public.shown_on_every_page())
 
 
 @login_not_required
@@ -333,9 +344,11 @@ def corrections_json_view(request):
 def _case_etag(request, slug):
     claims = Claim.objects.filter(case__slug=slug, status=ClaimStatus.PUBLISHED)
     latest = claims.aggregate(
-        last=Max("updated_at"), count=Count("id"), case_changed=Max("case__updated_at")
+        last=Max("updated_at"),
+        count=Count("id"),
+        piece_changed=Max("case__source_under_check__updated_at"),
     )
-    return public.page_etag(request, "case", slug, latest, public.chain_head())
+    return public.page_etag(request, "case", slug, latest, public.shown_on_every_page())
 
 
 @login_not_required

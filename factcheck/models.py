@@ -98,6 +98,8 @@ class Organisation(models.Model):
         ),
     )
     corrections_policy_url = models.URLField("corrections policy URL", blank=True)
+    #: Every public page's ETag names it (the name, logo and policy show on them all).
+    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         verbose_name = "organisation"

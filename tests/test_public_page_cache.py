@@ -6,6 +6,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from claims.models import Claim, ClaimStatus
+from factcheck.models import Organisation
 from tests.factories import (
     ClaimFactory,
     EditorFactory,
@@ -34,6 +35,7 @@ def published_claim(db):
 
 
 def test_a_second_reader_of_the_corrections_log_gets_the_stored_page(client):
+    Organisation.current()  # made on first use, which moves every page's ETag once
     PublishedCorrectionFactory.create_batch(3)
     url = reverse("claims:corrections_log")
     first, built_with = queries_for(client, url)
@@ -65,6 +67,72 @@ def test_a_renamed_case_shows_at_once_on_the_stored_case_page(client, published_
     published_claim.case.title = "A clearer case title"
     published_claim.case.save()
     assert "A clearer case title" in client.get(url).text
+
+
+def public_claim_url(claim):
+    return reverse("claims:public_claim", args=[claim.case.slug, claim.pk])
+
+
+def test_a_relabelled_verdict_shows_at_once_on_the_stored_claim_page(client, published_claim):
+    url = public_claim_url(published_claim)
+    assert "Mostly accurate" in client.get(url).text
+    rating = published_claim.verdict
+    rating.label, rating.meaning = "Largely accurate", "Right in substance, off in a detail."
+    rating.save()
+    page = client.get(url).text
+    assert "Largely accurate" in page
+    assert "Right in substance, off in a detail." in page
+
+
+def test_a_renamed_case_shows_at_once_on_the_stored_claim_page(client, published_claim):
+    url = public_claim_url(published_claim)
+    client.get(url)
+    published_claim.case.title = "A clearer case title"
+    published_claim.case.save()
+    assert "A clearer case title" in client.get(url).text
+
+
+def test_a_renamed_source_shows_at_once_on_the_stored_claim_and_case_pages(client, published_claim):
+    claim_url = public_claim_url(published_claim)
+    case_url = reverse("claims:public_case", args=[published_claim.case.slug])
+    client.get(claim_url)
+    client.get(case_url)
+    for source in {
+        published_claim.quotation.version.source,
+        published_claim.case.source_under_check,
+    }:
+        source.title = f"Retitled source {source.pk}"
+        source.save()
+    assert (
+        f"Retitled source {published_claim.quotation.version.source.pk}"
+        in client.get(claim_url).text
+    )
+    assert (
+        f"Retitled source {published_claim.case.source_under_check.pk}" in client.get(case_url).text
+    )
+
+
+def test_a_renamed_organisation_shows_at_once_on_every_stored_page(client, published_claim):
+    urls = [
+        public_claim_url(published_claim),
+        reverse("claims:public_case", args=[published_claim.case.slug]),
+    ]
+    for url in urls:
+        client.get(url)
+    organisation = Organisation.current()
+    organisation.name = "The Renamed Desk"
+    organisation.save()
+    for url in urls:
+        assert "The Renamed Desk" in client.get(url).text
+
+
+def test_a_renamed_case_shows_at_once_on_the_stored_corrections_log(client):
+    correction = PublishedCorrectionFactory()
+    url = reverse("claims:corrections_log")
+    client.get(url)
+    correction.case.title = "A case renamed after its correction"
+    correction.case.save()
+    assert "A case renamed after its correction" in client.get(url).text
 
 
 def test_a_logged_in_reader_never_gets_the_page_stored_for_anonymous_readers(client):
