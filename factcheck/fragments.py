@@ -82,6 +82,11 @@ def _hash(value):
     return hashlib.sha256(pickle.dumps(value, protocol=5)).hexdigest()
 
 
+#: Keys of ``memo`` besides instances' ids: the instances being described, by
+#: depth, and the lowest depth that a description in progress has referred back to.
+_OPEN, _REFERRED = "open", "referred"
+
+
 def _described(instance, memo):
     """
     What ``instance`` holds, as plain values: its label, every loaded
@@ -92,8 +97,14 @@ def _described(instance, memo):
     key = id(instance)
     if key in memo:
         return memo[key]
-    # Met again while being described (a cycle): named, not described again.
-    memo[key] = ("again", instance._meta.label, instance.pk)
+    being_described = memo.setdefault(_OPEN, {})
+    if key in being_described:
+        # Met again while being described (a cycle): named, not described again.
+        depth = being_described[key]
+        memo[_REFERRED] = min(memo.get(_REFERRED, depth), depth)
+        return ("again", instance._meta.label, instance.pk)
+    depth = being_described[key] = len(being_described)
+    referred_above = memo.pop(_REFERRED, None)
     # In the order Django sets them, not sorted: the order is the same for every
     # instance loaded by the same query, and a different one only costs a miss.
     attributes = tuple(
@@ -108,8 +119,18 @@ def _described(instance, memo):
         (name, _plain(list(items), memo))
         for name, items in getattr(instance, "_prefetched_objects_cache", {}).items()
     )
-    memo[key] = (instance._meta.label, attributes, related, prefetched)
-    return memo[key]
+    description = (instance._meta.label, attributes, related, prefetched)
+    del being_described[key]
+    referred = memo.pop(_REFERRED, None)
+    if referred is None or referred >= depth:
+        # Complete on its own. One that names an object still being described
+        # (the case a claim was met through) would not be as another row's.
+        memo[key] = description
+    # The describers above learn what was referred back to above them.
+    above = [d for d in (referred_above, referred) if d is not None and d < depth]
+    if above:
+        memo[_REFERRED] = min(above)
+    return description
 
 
 def _surroundings():

@@ -211,3 +211,18 @@ def test_a_case_page_with_every_row_stored_renders_none_of_them(editor_client, s
     assert CLAIM_ROW_PARTIAL not in renders
     assert "claims/case_detail.html" in renders
     assert pages[0].count('class="claim" id="claim-') == 4
+
+
+def test_a_row_first_met_through_another_rows_cycle_is_keyed_on_all_it_shows():
+    case = case_with_claims(3)
+
+    def keys():
+        # Prefetching a case's claims sets each claim's case: claim -> case -> claims -> claim.
+        claims = list(Case.objects.prefetch_related("claims").get(pk=case.pk).claims.all())
+        memo = {}
+        return [digest(CLAIM_ROW, {"claim": claim}, memo) for claim in claims]
+
+    before = keys()
+    Case.objects.filter(pk=case.pk).update(slug="a-renamed-case")
+
+    assert all(old != new for old, new in zip(before, keys(), strict=True))
