@@ -100,11 +100,12 @@ def shown_on_every_page():
     if not state["ratings"]:
         # No rows to aggregate over, so the subqueries gave nothing: ask for each.
         state |= {
-            "head": None,
+            "head": chain_head(),
             "cases_changed": Case.objects.aggregate(last=Max("updated_at"))["last"],
             "organisation_changed": Organisation.objects.aggregate(last=Max("updated_at"))["last"],
         }
-    state["head"] = state["head"] or chain_head()
+    # An empty log has no head row: its head is GENESIS, as chain_head() says.
+    state["head"] = state["head"] or GENESIS
     return state
 
 
