@@ -1,5 +1,6 @@
 from django import forms
 from django.contrib.auth import get_user_model
+from django.utils import timezone
 
 from claims.models import Case, Claim, Correction, Decision, Evidence, Rating
 from factcheck.roles import EDITOR, REVIEWER
@@ -8,7 +9,14 @@ from sources.models import Quotation, Source, SourceRole
 
 
 class ClaimForm(forms.ModelForm):
-    """The claim's editable fields, and the version the editor opened them at."""
+    """
+    The claim's editable fields, and the version the editor opened them at.
+
+    Each field also carries, hidden, the value it was opened with, so
+    ``changed_data`` names what this editor typed: the fields to keep from
+    their form when someone else saved meanwhile, and the unsaved edits a
+    workflow action must not throw away.
+    """
 
     version = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
 
@@ -25,8 +33,32 @@ class ClaimForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         self.fields["verdict"].queryset = Rating.objects.order_by("order")
         self.fields["verdict"].empty_label = "No verdict yet"
+        for name in self._meta.fields:
+            self.fields[name].show_hidden_initial = True
         if not self.is_bound:
             self.initial["version"] = self.instance.version
+
+    def typed_fields(self):
+        """The editable fields whose value differs from the one the form was opened with."""
+        return [name for name in self.changed_data if name != "version"]
+
+    @classmethod
+    def reopened(cls, data, *, current, keep):
+        """
+        A form opened afresh at ``current`` (someone else's save) that keeps
+        the fields named in ``keep`` as typed in ``data`` and takes every other
+        field from ``current``: a field this editor did not touch is not
+        written back with the text they had opened.
+        """
+        merged = data.copy()
+        merged["version"] = current.version
+        for name, saved in forms.model_to_dict(current, fields=cls._meta.fields).items():
+            saved = "" if saved is None else saved
+            merged[f"initial-{name}"] = saved
+            if name not in keep:
+                merged[name] = saved
+        # A form of its own instance: validating a ModelForm writes into it.
+        return cls(merged, instance=type(current).objects.get(pk=current.pk))
 
 
 class ClaimCreateForm(forms.Form):
@@ -36,6 +68,7 @@ class ClaimCreateForm(forms.Form):
     end = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
     selected_text = forms.CharField(strip=False, widget=forms.HiddenInput)
     statement = forms.CharField(
+        max_length=Claim._meta.get_field("statement").max_length,
         widget=forms.Textarea(attrs={"rows": 2}),
         help_text="The checkable statement, in neutral words.",
     )
@@ -108,6 +141,16 @@ class AssignForm(forms.Form):
             .exclude(review_assignments__claim=claim)
             .order_by("username")
         )
+
+    def clean_due_on(self):
+        due_on = self.cleaned_data["due_on"]
+        if due_on is not None and due_on < timezone.localdate():
+            raise forms.ValidationError(
+                "The due date %(date)s has passed: pick today or a later day.",
+                code="past",
+                params={"date": due_on.strftime("%-d %B %Y")},
+            )
+        return due_on
 
 
 class DecisionForm(forms.Form):

@@ -101,7 +101,8 @@ class Claim(models.Model):
     Status = ClaimStatus
 
     case = models.ForeignKey(Case, on_delete=models.PROTECT, related_name="claims")
-    statement = models.TextField()
+    # A checkable statement is a sentence or two; the limit is on input, not in the database.
+    statement = models.TextField(max_length=1000)
     claimant = models.CharField(max_length=300, blank=True)
     quotation = models.ForeignKey(
         Quotation,

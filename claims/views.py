@@ -434,17 +434,18 @@ def _case(request, slug):
     )
 
 
-def _submit(request, case, pk, *, form, form_key, partial, action):
+def _submit(request, case, pk, *, form, form_key, partial, action, kept=dict):
     """
     Run ``action`` with a valid form's data and render ``partial``; a refusal
-    shows next to the form, which keeps what the user typed (422).
+    shows next to the form, which keeps what the user typed (422), with the
+    context ``kept()`` gives for what the form alone does not hold.
     """
     if form.is_valid():
         try:
             action(form.cleaned_data)
         except ValidationError as invalid:
             form.add_error(None, invalid)
-    extra = {form_key: form} if form.errors else {}
+    extra = {form_key: form} | kept() if form.errors else {}
     status = 422 if form.errors else 200
     return _partial(request, partial, _claim_context(request, case, pk, **extra), status)
 
@@ -480,20 +481,21 @@ def claim_edit_view(request, slug, pk):
     except EditConflict as conflict:
         # Keep the user's text; show theirs beside it; saving again is a deliberate choice.
         theirs = conflict.current
-        data = request.POST.copy()
-        data["version"] = theirs.version
+        typed = form.typed_fields()
+        label = {name: ClaimForm.base_fields[name].label for name in EDITABLE_FIELDS}
+        differs = [name for name in EDITABLE_FIELDS if getattr(theirs, name) != fields[name]]
         context = _claim_context(
             request,
             case,
             pk,
-            # A form of its own instance: validating a ModelForm writes into it.
-            form=ClaimForm(data, instance=Claim.objects.get(pk=claim.pk)),
+            form=ClaimForm.reopened(request.POST, current=theirs, keep=typed),
             conflict=theirs,
             conflict_fields=[
-                (ClaimForm.base_fields[name].label, getattr(theirs, name), fields[name])
-                for name in EDITABLE_FIELDS
-                if getattr(theirs, name) != fields[name]
+                (label[name], getattr(theirs, name), fields[name])
+                for name in differs
+                if name in typed
             ],
+            conflict_taken=[label[name] for name in differs if name not in typed],
         )
         return _partial(request, "claim-fields", context, 409)
     except ValidationError as invalid:
@@ -507,13 +509,20 @@ def claim_edit_view(request, slug, pk):
 def quotation_search_view(request, slug, pk):
     case = _case(request, slug)
     claim = get_object_or_404(claims_visible_to(request.user), case=case, pk=pk)
-    query = request.GET.get("q", "").strip()
-    results = quotations_for_evidence(case, query) if len(query) >= 2 else []
     return render(
         request,
         "claims/claim_detail.html#quotation-results",
-        {"case": case, "claim": claim, "results": results, "query": query},
+        {"case": case, "claim": claim} | _quotation_search(case, request.GET.get("q", "")),
     )
+
+
+def _quotation_search(case, query):
+    """The evidence picker's search box and its results, for the words ``query``."""
+    query = query.strip()
+    return {
+        "query": query,
+        "results": quotations_for_evidence(case, query) if len(query) >= 2 else [],
+    }
 
 
 @require_POST
@@ -529,6 +538,8 @@ def evidence_add_view(request, slug, pk):
         form_key="evidence_form",
         partial="evidence",
         action=lambda data: evidence_add(claim=claim, editor=request.user, **data),
+        # A refused attach shows the same search again, the picked quotation still picked.
+        kept=lambda: _quotation_search(case, request.POST.get("q", "")),
     )
 
 
@@ -568,6 +579,17 @@ def claim_transition_view(request, slug, pk):
     action = request.POST.get("action", "")
     if action not in Action.values or action == Action.REOPEN:
         return HttpResponseBadRequest("Unknown action.")
+    if "version" in request.POST:
+        # The page sends the edit form along: an action must not drop what it holds unsaved.
+        form = ClaimForm(request.POST, instance=Claim.objects.get(pk=claim.pk))
+        if form.typed_fields():
+            messages.error(
+                request,
+                "The claim's form holds changes that are not saved: save them (or reload the "
+                f"page to drop them), then press “{Action(action).label}” again.",
+            )
+            context = _claim_context(request, case, pk, form=form)
+            return _partial(request, "claim-fields", context, 409)
     try:
         if action == Action.SUBMIT:
             claim_submit_for_review(claim=claim, editor=request.user)

@@ -2,6 +2,7 @@
 
 import datetime
 
+import lxml.html
 import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.db import connection
@@ -23,6 +24,7 @@ from tests.factories import (
     RatingFactory,
     ReviewAssignmentFactory,
     ReviewerFactory,
+    SourceVersionFactory,
 )
 
 pytestmark = pytest.mark.django_db
@@ -34,15 +36,32 @@ def url(name, claim, *args):
     return reverse(f"claims:{name}", args=[claim.case.slug, claim.pk, *args])
 
 
-def edit(client, claim, version, **fields):
-    data = {
+def opened(claim, **typed):
+    """The edit form as the page sends it: the values ``claim`` was opened with, then ``typed``."""
+    shown = {
         "statement": claim.statement,
         "claimant": claim.claimant,
         "verdict": claim.verdict_id or "",
         "rationale": claim.rationale,
-        "version": version,
-    } | fields
+    }
+    hidden = {f"initial-{name}": value for name, value in shown.items()}
+    return shown | hidden | {"version": claim.version} | typed
+
+
+def edit(client, claim, version, **fields):
+    data = opened(claim, version=version, **fields)
     return client.post(url("claim_edit", claim), data, headers=HTMX)
+
+
+def form_in(html, form_id):
+    """The (name, value) pairs a browser would submit from the form ``form_id`` in ``html``."""
+    form = lxml.html.fragment_fromstring(html, create_parent="div").get_element_by_id(form_id)
+    # HTML drops the line break that opens a textarea's text; lxml keeps it.
+    textareas = {field.name for field in form.inputs if field.tag == "textarea"}
+    return {
+        name: value.removeprefix("\n") if name in textareas else value
+        for name, value in form.form_values()
+    }
 
 
 @pytest.fixture
@@ -91,6 +110,30 @@ def test_two_editors_saving_the_same_claim_get_a_conflict_and_both_texts_survive
     assert 'name="version" value="2"' in response.text
     edit(client, claim, 2, statement="My wording, typed meanwhile.")
     assert Claim.objects.get(pk=claim.pk).statement == "My wording, typed meanwhile."
+
+
+def test_after_a_conflict_the_fields_this_editor_left_alone_take_the_other_editors_text(
+    client, editor, claim
+):
+    other = EditorFactory()
+    client.force_login(other)
+    edit(client, claim, claim.version, statement="Their wording, saved first.")
+
+    client.force_login(editor)
+    response = edit(client, claim, claim.version, rationale="My rationale, typed meanwhile.")
+
+    assert response.status_code == 409
+    assert "You had not changed statement" in response.text
+    resent = form_in(response.text, "claim-edit-form")
+    assert resent["statement"] == "Their wording, saved first."
+    assert resent["rationale"] == "My rationale, typed meanwhile."
+    client.post(url("claim_edit", claim), resent, headers=HTMX)
+    saved = Claim.objects.get(pk=claim.pk)
+    assert (saved.statement, saved.rationale, saved.version) == (
+        "Their wording, saved first.",
+        "My rationale, typed meanwhile.",
+        3,
+    )
 
 
 def test_a_blank_statement_is_refused_next_to_the_field_and_nothing_changes(editor_client, claim):
@@ -147,17 +190,68 @@ def test_attaching_evidence_without_picking_a_quotation_says_so(editor_client, c
     assert "Pick a quotation" in response.text
 
 
+def test_a_refused_attach_keeps_the_search_and_the_picked_quotation(editor_client, claim):
+    version = SourceVersionFactory(text="It took 467 seconds in all, or 467 seconds each.")
+    quotation = QuotationFactory(version=version, exact="467 seconds in all")
+    other = QuotationFactory(version=version, exact="467 seconds each")
+    EvidenceFactory(claim=claim, quotation=quotation)
+
+    response = editor_client.post(
+        url("evidence_add", claim),
+        {"q": "467 sec", "quotation": quotation.pk, "stance": "supports", "note": "kept note"},
+        headers=HTMX,
+    )
+
+    assert response.status_code == 422
+    assert "already evidence for the claim" in response.text
+    html = lxml.html.fragment_fromstring(response.text, create_parent="div")
+    assert html.get_element_by_id("quotation-search").value == "467 sec"
+    picked = {box.get("value"): box.checked for box in html.xpath("//input[@name='quotation']")}
+    assert picked == {str(quotation.pk): True, str(other.pk): False}
+    assert "kept note" in response.text
+    assert claim.evidence.count() == 1
+
+
 def test_assigning_a_reviewer_mails_them(editor_client, claim, mailoutbox):
     reviewer = ReviewerFactory()
 
     editor_client.post(
         url("reviewer_assign", claim),
-        {"reviewer": reviewer.pk, "due_on": "2026-12-10"},
+        {"reviewer": reviewer.pk, "due_on": timezone.localdate().isoformat()},
         headers=HTMX,
     )
 
     assert claim.assignments.get().reviewer == reviewer
     assert mailoutbox[0].to == [reviewer.email]
+
+
+def test_a_due_date_already_past_is_refused_next_to_the_field(editor_client, claim, mailoutbox):
+    reviewer = ReviewerFactory()
+    yesterday = timezone.localdate() - datetime.timedelta(days=1)
+
+    response = editor_client.post(
+        url("reviewer_assign", claim),
+        {"reviewer": reviewer.pk, "due_on": yesterday.isoformat()},
+        headers=HTMX,
+    )
+
+    assert response.status_code == 422
+    assert f"The due date {yesterday:%-d %B %Y} has passed" in response.text
+    html = lxml.html.fragment_fromstring(response.text, create_parent="div")
+    assert html.get_element_by_id("id_due_on").value == yesterday.isoformat()
+    assert not claim.assignments.exists()
+    assert mailoutbox == []
+
+
+def test_a_statement_over_the_limit_is_refused_and_kept(editor_client, claim):
+    too_long = "A statement that goes on. " * 40
+
+    response = edit(editor_client, claim, claim.version, statement=too_long)
+
+    assert response.status_code == 422
+    assert "at most 1000 characters" in response.text
+    assert form_in(response.text, "claim-edit-form")["statement"] == too_long
+    assert Claim.objects.get(pk=claim.pk).statement == claim.statement
 
 
 def test_an_illegal_action_is_refused_with_what_is_missing(editor_client, claim):
@@ -168,6 +262,33 @@ def test_an_illegal_action_is_refused_with_what_is_missing(editor_client, claim)
     assert response.status_code == 409
     assert "needs a verdict" in response.text
     assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.DRAFT
+
+
+def test_an_action_pressed_with_unsaved_edits_in_the_form_is_refused_and_keeps_them(
+    editor_client, editor, claim
+):
+    ready_for_review(claim, editor)
+    typed = opened(claim, statement="A wording not saved yet.", action="submit")
+
+    response = editor_client.post(url("claim_transition", claim), typed, headers=HTMX)
+
+    assert response.status_code == 409
+    assert "holds changes that are not saved" in response.text
+    assert form_in(response.text, "claim-edit-form")["statement"] == "A wording not saved yet."
+    unchanged = Claim.objects.get(pk=claim.pk)
+    assert (unchanged.status, unchanged.version) == (ClaimStatus.DRAFT, claim.version)
+    assert unchanged.statement == claim.statement
+
+
+def test_an_action_pressed_with_the_form_as_opened_goes_ahead(editor_client, editor, claim):
+    ready_for_review(claim, editor)
+
+    response = editor_client.post(
+        url("claim_transition", claim), opened(claim, action="submit"), headers=HTMX
+    )
+
+    assert response.status_code == 200
+    assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.IN_REVIEW
 
 
 def test_a_reviewer_cannot_edit_or_publish(client, reviewer, claim):

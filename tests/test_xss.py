@@ -114,7 +114,7 @@ DANGEROUS_SCHEMES = ("javascript:", "vbscript:", "data:")
 #: The htmx attributes our templates use; any other (hx-on:*, hx-vals…) is injected.
 OUR_HTMX_ATTRIBUTES = {
     "hx-get", "hx-post", "hx-target", "hx-swap", "hx-trigger", "hx-push-url", "hx-headers",
-    "hx-encoding",
+    "hx-encoding", "hx-include", "hx-swap-oob",
 }  # fmt: skip
 OUR_META_NAMES = {"viewport", "htmx-config"}
 OUR_LINK_RELS = {"stylesheet", "icon", "alternate"}
