@@ -95,8 +95,10 @@ def _note_commit():
     try:
         note_write()
     except Exception:
-        # The data is committed: failing the response would not undo it. The
-        # bump made when the statement ran still stands; CACHE_SECONDS bounds the rest.
+        # The data is committed: failing the response would not undo it. A page
+        # rendered between the statement's bump and the commit showed the data as
+        # it was before, and without this bump it can be served for up to
+        # CACHE_SECONDS; that is the bound, not the statement's bump.
         logger.exception("Could not mark stored desk pages out of date after a commit")
 
 

@@ -157,11 +157,6 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 REDIS_URL = os.environ.get("REDIS_URL", "")
 
 
-# "rendered" holds rendered texts (a 1 MB source is 1.3 MB of HTML): its own
-# alias, so that in one process's memory a few dozen of them cannot push the
-# rate-limit counters out. Its keys carry a digest of the code that renders
-# (the templates and the text renderer), so that a release that changes them
-# never serves what the old code rendered.
 def _code_digest(*paths):
     import hashlib
 
@@ -174,14 +169,17 @@ def _code_digest(*paths):
     return digest.hexdigest()[:16]
 
 
-RENDERED_KEY_PREFIX = (
-    f"rendered-{_code_digest(BASE_DIR / 'sources' / 'highlighting.py', BASE_DIR / 'templates')}"
-)
-# What stored rows and stored desk pages are keyed by, so that a release never serves
-# what the old code rendered. Read once at start-up: it reads every file of the project.
+# What rendered texts, stored rows and stored desk pages are keyed by, so that a
+# release never serves what the old code rendered (the text renderer, the part
+# splitting, the templates: any of the project's code may change it). Read once at
+# start-up: it reads every file of the project.
 CODE_DIGEST = _code_digest(
     *(BASE_DIR / name for name in ("claims", "sources", "factcheck", "templates", "static"))
 )
+# "rendered" holds rendered texts (a 1 MB source is 1.3 MB of HTML): its own
+# alias, so that in one process's memory a few dozen of them cannot push the
+# rate-limit counters out.
+RENDERED_KEY_PREFIX = f"rendered-{CODE_DIGEST}"
 # Rendered list rows, stored under a digest of what they show (factcheck/fragments.py).
 FRAGMENTS_KEY_PREFIX = f"fragments-{CODE_DIGEST}"
 if REDIS_URL:

@@ -75,6 +75,9 @@ def source_detail_view(request, pk):
     source = get_object_or_404(Source, pk=pk)
     context = source_reader(source, at=offset_in_text(request.GET.get("at")))
     if request.htmx and request.htmx.target == "version-panel":
+        # Only the page's poll asks for the panel by GET, and it stops once the text is ready.
+        if context["current"] is not None and context["current"].is_ready:
+            context |= {"finder": QuoteFinderForm(), "finder_arrives": True}
         return render(request, "sources/source_detail.html#version-panel", context)
     context |= {"upload": upload_form(), "finder": QuoteFinderForm()}
     return render(request, "sources/source_detail.html", context)

@@ -139,6 +139,7 @@ def upload_and_extract_sources(page, base):
     run_worker()
     page.wait_for_selector("#version-panel .badge--ready")
     page.wait_for_selector("[data-quote-reader] >> text=reduces the iteration step")
+    page.wait_for_selector("#quote-finder #finder-heading")
     assert still_same_document(page), "the page reloaded to show the extracted text"
 
     page.goto(f"{base}/sources/new/")

@@ -139,6 +139,8 @@ def test_rendered_texts_are_keyed_by_the_code_that_renders_them(tmp_path, monkey
     from factcheck import settings as project_settings
 
     assert caches["rendered"].make_key("x").startswith(settings.RENDERED_KEY_PREFIX)
+    # The digest of all the project's code, not only the renderer's and the templates'.
+    assert settings.CODE_DIGEST in settings.RENDERED_KEY_PREFIX
     (tmp_path / "sources").mkdir()
     (tmp_path / "templates" / "claims").mkdir(parents=True)
     renderer = tmp_path / "sources" / "highlighting.py"

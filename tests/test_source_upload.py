@@ -264,6 +264,27 @@ def test_the_source_page_polls_while_extracting_and_stops_when_ready(editor_clie
     assert fragment.text.lstrip().startswith('<div id="version-panel"')
 
 
+def test_the_poll_that_finds_the_text_ready_brings_the_quote_finder_too(editor_client):
+    source = SourceFactory()
+    with override_settings(TASKS=QUEUED_ONLY):
+        version, _ = source_version_upload(
+            source=source, content=b"Waiting words.", filename="w.txt", actor=None
+        )
+    poll = {"HX-Request": "true", "HX-Target": "version-panel"}
+    page = editor_client.get(source.get_absolute_url())
+    assert '<div id="quote-finder">' in page.text
+    assert "Quote finder" not in page.text
+    assert "Quote finder" not in editor_client.get(source.get_absolute_url(), headers=poll).text
+
+    extract_source_version.call(version.pk)
+    fragment = editor_client.get(source.get_absolute_url(), headers=poll)
+
+    assert '<div id="quote-finder" hx-swap-oob="true">' in fragment.text
+    assert "Quote finder" in fragment.text
+    finder_url = reverse("sources:quote_finder", args=[source.pk, version.number])
+    assert f'hx-get="{finder_url}"' in fragment.text
+
+
 def test_the_size_message_gives_bytes_when_megabytes_would_read_the_same():
     from sources.services import too_large_message
 
