@@ -524,3 +524,28 @@ def test_the_claim_list_pages_in_place_with_the_keyboard(browser, live_server, d
     with page.expect_response(lambda response: "page=1" in response.url):
         page.keyboard.press("Enter")
     expect(page.locator("#claim-list .claim")).to_have_count(50)
+
+
+def test_saving_a_claim_from_the_keyboard_leaves_the_focus_where_the_answer_is(
+    browser, live_server, desk
+):
+    _editor, _reviewer, case = desk
+    claim = case.claims.first()
+    page = new_page(browser)
+    log_in(page, live_server.url, "eddie")
+    page.goto(f"{live_server.url}{claim.get_absolute_url()}")
+    save = "#claim-fields button:text-is('Save')"
+
+    page.fill("#id_statement", "")
+    page.focus(save)
+    page.keyboard.press("Enter")
+    # The swap replaced the pressed button: the field to fix takes the focus, not <body>.
+    expect(page.locator("#id_statement")).to_be_focused()
+
+    page.keyboard.type("A wording typed after the refusal.")
+    page.focus(save)
+    page.keyboard.press("Enter")
+    expect(page.locator("#claim-fields [role=status]")).to_be_focused()
+    assert "Claim saved." in page.inner_text("#claim-fields [role=status]")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.closest('#claim-fields') !== null")

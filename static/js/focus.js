@@ -1,0 +1,39 @@
+// htmx often replaces the part of the page that holds the keyboard focus (the
+// button just pressed). The browser then drops the focus to the page's body,
+// and a keyboard user starts again from the top after every save. Put it in
+// what the swap brought instead: the first field to fix, else the message,
+// else the part's heading. A swap that did not take the focus (a poll while
+// someone reads) leaves it alone.
+(function () {
+  "use strict";
+
+  const CHOICES = ['[aria-invalid="true"]', '[role="alert"]', '[role="status"]', "h2, h3"];
+  const FOCUSABLE = "a[href], button, input, select, textarea, [tabindex]";
+  let focusWasIn = null;
+
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    const active = document.activeElement;
+    const target = event.detail.target;
+    focusWasIn = active && active !== document.body && target && target.contains(active) ? target : null;
+  });
+
+  document.addEventListener("htmx:afterSettle", function (event) {
+    if (focusWasIn === null) return;
+    const active = document.activeElement;
+    if (active && active !== document.body && document.contains(active)) {
+      focusWasIn = null; // htmx kept it (an input with an id) or the new part took it (autofocus)
+      return;
+    }
+    const swapped = event.target;
+    if (!(swapped instanceof Element) || !document.contains(swapped)) return;
+    for (const selector of CHOICES) {
+      const found = swapped.matches(selector) ? swapped : swapped.querySelector(selector);
+      if (found) {
+        if (!found.matches(FOCUSABLE)) found.setAttribute("tabindex", "-1");
+        found.focus();
+        focusWasIn = null;
+        return;
+      }
+    }
+  });
+})();
