@@ -185,16 +185,16 @@ FRAGMENTS_KEY_PREFIX = f"fragments-{CODE_DIGEST}"
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "factcheck.cache.RedisCache",
             "LOCATION": REDIS_URL,
         },
         "rendered": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "factcheck.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": RENDERED_KEY_PREFIX,
         },
         "fragments": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "factcheck.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": FRAGMENTS_KEY_PREFIX,
         },
