@@ -963,3 +963,21 @@ def test_in_chromium_no_payload_runs_or_opens_a_dialog(chromium, live_server, se
     failures += [f"a dialog opened: {message!r}" for message in dialogs]
     assert not failures, "\n".join(failures)
     assert len(visits) >= len(worlds) * len(BROWSER_PAGES)
+
+
+def test_a_rationale_shown_again_is_served_as_first_sanitised(monkeypatch):
+    from claims.templatetags import claims_extras
+
+    text = "A rationale seen on three pages <script>alert(1)</script> [x](javascript:alert(1))"
+    first = render_markdown(text)
+    calls = []
+    monkeypatch.setattr(
+        claims_extras.markdown_lib, "markdown", lambda *a, **k: calls.append(a) or ""
+    )
+
+    again = render_markdown(text)
+
+    assert again == first
+    assert calls == []  # not parsed again
+    assert html_problems(f"<div>{again}</div>") == []
+    assert "<script" not in again
