@@ -93,6 +93,23 @@ def test_postgresql_uses_the_psycopg_pool_without_persistent_connections():
         assert cursor.fetchone() == (1,)
 
 
+@pytest.mark.django_db
+def test_postgresql_prepares_a_query_a_connection_runs_again():
+    if connection.vendor != "postgresql":
+        pytest.skip("this run uses SQLite")
+    from claims.models import Case
+
+    cases = Case.objects.filter(title__startswith="Prepared")
+    for _ in range(3):
+        list(cases.all())
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = [statement for (statement,) in cursor.fetchall()]
+
+    # Planned once for this connection: the parameter is bound on the server.
+    assert any('FROM "claims_case"' in text and "LIKE $1" in text for text in prepared)
+
+
 def test_mail_goes_through_the_configured_mailers(mailoutbox):
     from django.core import mail
 
