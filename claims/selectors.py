@@ -18,6 +18,7 @@ from claims.models import (
     ReviewAssignment,
 )
 from factcheck.audit import history_for
+from factcheck.database import containing_words
 from factcheck.roles import cases_visible_to, claims_visible_to, sees_every_case
 from sources.highlighting import cached_marked_part
 from sources.models import Quotation
@@ -243,8 +244,9 @@ def claim_history(claim):
 def quotations_for_evidence(case, query, limit=20):
     """Quotations of the case's other sources whose words contain ``query``."""
     quotations = (
-        Quotation.objects.exclude(version__source=case.source_under_check_id)
-        .filter(exact__icontains=query)
+        containing_words(
+            Quotation.objects.exclude(version__source=case.source_under_check_id), "exact", query
+        )
         .select_related("version__source")
         .order_by("version__source__title", "start")
     )

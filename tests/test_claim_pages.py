@@ -153,6 +153,19 @@ def test_the_evidence_picker_finds_quotations_of_the_cases_other_sources(editor_
     assert claim.quotation.exact not in response.text
 
 
+@pytest.mark.parametrize(
+    ("typed", "quoted"),
+    [("ärzte", "ÄRZTE schätzen"), ("ÉTUDE", "une étude"), ("ΣΤΑΤΙΣΤΙΚΉ", "η στατιστική")],
+)
+def test_the_evidence_picker_ignores_case_in_any_alphabet(editor_client, claim, typed, quoted):
+    version = SourceVersionFactory(text=f"Zitat: {quoted}, 2025.")
+    QuotationFactory(version=version, exact=quoted)
+
+    response = editor_client.get(url("quotation_search", claim), {"q": typed}, headers=HTMX)
+
+    assert quoted in response.text
+
+
 def test_the_evidence_picker_asks_for_words_until_some_are_typed(editor_client, claim):
     QuotationFactory(exact="9.0 seconds after")
     hint = "Type a few words above to list the matching quotations."
