@@ -75,8 +75,10 @@ def source_detail_view(request, pk):
     source = get_object_or_404(Source, pk=pk)
     context = source_reader(source, at=offset_in_text(request.GET.get("at")))
     if request.htmx and request.htmx.target == "version-panel":
-        # Only the page's poll asks for the panel by GET, and it stops once the text is ready.
-        if context["current"] is not None and context["current"].is_ready:
+        # Only the page's poll asks for the panel by GET. Its last answer, once
+        # every version is settled, brings the finder the page lacked meanwhile.
+        current = context["current"]
+        if current is not None and current.is_ready and not context["extracting"]:
             context |= {"finder": QuoteFinderForm(), "finder_arrives": True}
         return render(request, "sources/source_detail.html#version-panel", context)
     context |= {"upload": upload_form(), "finder": QuoteFinderForm()}

@@ -285,6 +285,30 @@ def test_the_poll_that_finds_the_text_ready_brings_the_quote_finder_too(editor_c
     assert f'hx-get="{finder_url}"' in fragment.text
 
 
+def test_a_poll_that_goes_on_does_not_replace_the_quote_finder(editor_client):
+    # The newest version is ready while an older one is still extracting: the
+    # page polls on, and a finder swapped in every 2 s would wipe what is typed in it.
+    source = SourceFactory()
+    with override_settings(TASKS=QUEUED_ONLY):
+        older, _ = source_version_upload(
+            source=source, content=b"Older words.", filename="1.txt", actor=None
+        )
+        newer, _ = source_version_upload(
+            source=source, content=b"Newer words.", filename="2.txt", actor=None
+        )
+    extract_source_version.call(newer.pk)
+    poll = {"HX-Request": "true", "HX-Target": "version-panel"}
+
+    polling = editor_client.get(source.get_absolute_url(), headers=poll)
+    assert 'hx-trigger="every 2s"' in polling.text
+    assert "hx-swap-oob" not in polling.text
+
+    extract_source_version.call(older.pk)
+    last = editor_client.get(source.get_absolute_url(), headers=poll)
+    assert 'hx-trigger="every 2s"' not in last.text
+    assert '<div id="quote-finder" hx-swap-oob="true">' in last.text
+
+
 def test_the_size_message_gives_bytes_when_megabytes_would_read_the_same():
     from sources.services import too_large_message
 

@@ -21,7 +21,7 @@ def render_markdown(text):
 
 
 # The same rationale is shown again and again (its claim page, the review, the public
-# page), and rendering it costs about half a millisecond: keep the most recent ones.
+# page), and rendering it takes a millisecond or more: keep the most recent ones.
 @functools.lru_cache(maxsize=2048)
 def _rendered_markdown(text):
     html = markdown_lib.markdown(text, extensions=["sane_lists"], output_format="html")

@@ -9,19 +9,19 @@
 
   const CHOICES = ['[aria-invalid="true"]', '[role="alert"]', '[role="status"]', "h2, h3"];
   const FOCUSABLE = "a[href], button, input, select, textarea, [tabindex]";
-  let focusWasIn = null;
+  let swapTookFocus = false;
 
   document.addEventListener("htmx:beforeSwap", function (event) {
     const active = document.activeElement;
     const target = event.detail.target;
-    focusWasIn = active && active !== document.body && target && target.contains(active) ? target : null;
+    swapTookFocus = Boolean(active && active !== document.body && target && target.contains(active));
   });
 
   document.addEventListener("htmx:afterSettle", function (event) {
-    if (focusWasIn === null) return;
+    if (!swapTookFocus) return;
     const active = document.activeElement;
     if (active && active !== document.body && document.contains(active)) {
-      focusWasIn = null; // htmx kept it (an input with an id) or the new part took it (autofocus)
+      swapTookFocus = false; // htmx kept it (an input with an id) or the new part took it (autofocus)
       return;
     }
     const swapped = event.target;
@@ -31,7 +31,7 @@
       if (found) {
         if (!found.matches(FOCUSABLE)) found.setAttribute("tabindex", "-1");
         found.focus();
-        focusWasIn = null;
+        swapTookFocus = false;
         return;
       }
     }
