@@ -31,9 +31,14 @@ HEADLINE_OPTIONS = (
     'MinWords=12, MaxFragments=2, FragmentDelimiter=" … "'
 )
 HEADLINE_CACHE_SECONDS = 24 * 60 * 60
+#: Stands for "<" in a passage given to ts_headline, which would otherwise take
+#: "<b>" or "<10% of…" for the start of a tag and drop it from the snippet.
+#: Another control character that stored text never holds.
+NOT_A_TAG = "\x04"
 #: The headline of each (id, body) pair given, made from that very text.
 HEADLINE_SQL = (
-    "SELECT t.id, ts_headline('english', t.body, plainto_tsquery('english', %s), %s) "
+    "SELECT t.id, ts_headline('english', replace(t.body, '<', chr(4)), "
+    "plainto_tsquery('english', %s), %s) "
     "FROM unnest(%s::bigint[], %s::text[]) AS t(id, body)"
 )
 #: The GIN index on the stored document (migration 0006).
@@ -316,7 +321,9 @@ def _headlines(query, bodies):
                 HEADLINE_SQL,
                 [query, HEADLINE_OPTIONS, missing, [bodies[pk] for pk in missing]],
             )
-            made = {keys[pk]: headline for pk, headline in cursor.fetchall()}
+            made = {
+                keys[pk]: headline.replace(NOT_A_TAG, "<") for pk, headline in cursor.fetchall()
+            }
         cache.set_many(made, HEADLINE_CACHE_SECONDS)
         found |= made
     return {pk: found.get(key, "") for pk, key in keys.items()}
