@@ -37,7 +37,7 @@ HEADLINE_CACHE_SECONDS = 24 * 60 * 60
 NOT_A_TAG = "\x04"
 #: The headline of each (id, body) pair given, made from that very text.
 HEADLINE_SQL = (
-    "SELECT t.id, ts_headline('english', replace(t.body, '<', chr(4)), "
+    "SELECT t.id, ts_headline('english', replace(t.body, '<', %s), "
     "plainto_tsquery('english', %s), %s) "
     "FROM unnest(%s::bigint[], %s::text[]) AS t(id, body)"
 )
@@ -319,7 +319,7 @@ def _headlines(query, bodies):
             # and its headline are of the same text even if the entry was replaced since.
             cursor.execute(
                 HEADLINE_SQL,
-                [query, HEADLINE_OPTIONS, missing, [bodies[pk] for pk in missing]],
+                [NOT_A_TAG, query, HEADLINE_OPTIONS, missing, [bodies[pk] for pk in missing]],
             )
             made = {
                 keys[pk]: headline.replace(NOT_A_TAG, "<") for pk, headline in cursor.fetchall()
