@@ -60,6 +60,7 @@ __all__ = [
     "restore_data_migrations",
     "select_in_reader",
     "shot",
+    "wait_for_htmx_to_settle",
 ]
 
 
@@ -123,6 +124,14 @@ def select_in_reader(page, words):
           throw new Error('not in the reader: ' + words);
         }""",
         words,
+    )
+
+
+def wait_for_htmx_to_settle(page):
+    """Wait until no htmx request, swap or settle is under way on the page."""
+    page.wait_for_function(
+        "() => !document.querySelector("
+        "'.htmx-request, .htmx-swapping, .htmx-settling, .htmx-added')"
     )
 
 

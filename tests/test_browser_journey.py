@@ -30,6 +30,7 @@ from tests.browser import (
     log_in,
     new_page,
     shot,
+    wait_for_htmx_to_settle,
 )
 from tests.factories import EditorFactory, EvidenceFactory, SourceFactory
 from tests.migrated_rows import restore_data_migrations
@@ -509,7 +510,9 @@ def test_the_claim_list_pages_in_place_with_the_keyboard(browser, live_server, d
     page.goto(f"{live_server.url}{case.get_absolute_url()}")
     page.evaluate("window.scrollMarker = 'same document'")
 
-    page.focus("#claim-list .pagination a[rel=next]")
+    following = page.locator("#claim-list .pagination a[rel=next]")
+    following.focus()
+    expect(following).to_be_focused()
     with page.expect_response(lambda response: "page=2" in response.url):
         page.keyboard.press("Enter")
     expect(page.locator("#claim-list-range")).to_be_focused()
@@ -521,7 +524,12 @@ def test_the_claim_list_pages_in_place_with_the_keyboard(browser, live_server, d
     # The piece still marks every claim.
     assert page.locator(".reader__text .claim-ref").count() == 60
 
-    page.focus("#claim-list .pagination a[rel=prev]")
+    # The next press waits for the swap to settle: a link pressed mid-settle is
+    # one htmx has not taken over yet.
+    wait_for_htmx_to_settle(page)
+    previous = page.locator("#claim-list .pagination a[rel=prev]")
+    previous.focus()
+    expect(previous).to_be_focused()
     with page.expect_response(lambda response: "page=1" in response.url):
         page.keyboard.press("Enter")
     expect(page.locator("#claim-list .claim")).to_have_count(50)
