@@ -21,8 +21,10 @@ field, read in the template, would not be in the digest).
 import datetime
 import decimal
 import hashlib
+import io
 import logging
 import pickle
+import types
 import uuid
 
 from django.core.cache import caches
@@ -49,88 +51,98 @@ _PLAIN = (
     datetime.time,
     datetime.timedelta,
     uuid.UUID,
+    type(None),
 )
-#: The exact types of most field values: a set lookup before the isinstance checks.
-_PLAIN_TYPES = frozenset({*_PLAIN, datetime.datetime, type(None)})
+#: Plain values written as text, by their exact types.
+_AS_TEXT = {
+    datetime.datetime: datetime.datetime.isoformat,
+    datetime.date: datetime.date.isoformat,
+    datetime.time: datetime.time.isoformat,
+    datetime.timedelta: repr,
+    decimal.Decimal: str,
+    uuid.UUID: str,
+}
+#: What pickle writes by value (the plain values and the time zones of
+#: datetimes) or by name (classes and functions: an enum's or a pickled value's).
+_PICKLED_AS_THEY_ARE = (
+    *_PLAIN,
+    datetime.tzinfo,
+    type,
+    types.FunctionType,
+    types.BuiltinFunctionType,
+)
+#: Attributes of a model instance that are not its data (the related objects
+#: loaded with it and the ones prefetched for it are described apart).
+_NOT_DATA = frozenset({"_state", "_prefetched_objects_cache"})
 
 
-def _plain(value, memo):
+def _instance(label):
+    """Never called: it stands for a model instance in a description."""
+    raise NotImplementedError
+
+
+def _named(kind, value):
+    """Never called: it stands for a value that is described by another (a file by its name)."""
+    raise NotImplementedError
+
+
+class _Describer(pickle.Pickler):
     """
-    ``value`` as plain values, which differ whenever ``value`` does: a model
-    instance as its description (``_described``).
+    Pickles a row's context as the plain values it holds: a model instance as
+    its label, every loaded attribute with its name and, in turn, the related
+    objects loaded with it and the ones prefetched for it. Anything else that
+    is not a plain value (a queryset, a manager, a lazy object) could hide a
+    query, or its contents could change under it: it is refused (TypeError).
+
+    Pickle walks the values in C and calls ``reducer_override`` only for what
+    is not a str, int, float, bytes, list, tuple or dict of the exact type; it
+    writes an object met twice (the case every claim holds) or met again
+    through a cycle (claim -> case -> claims) as a reference to the first.
     """
-    if type(value) in _PLAIN_TYPES or isinstance(value, _PLAIN):
-        return value
-    if isinstance(value, Model):
-        return _described(value, memo)
-    if isinstance(value, FieldFile):
-        return ("file", value.name)
-    if isinstance(value, memoryview):
-        return bytes(value)
-    if isinstance(value, (list, tuple)):
-        return (type(value).__name__, *(_plain(item, memo) for item in value))
-    if isinstance(value, dict):
-        return ("dict", *sorted((repr(key), _plain(item, memo)) for key, item in value.items()))
-    # A queryset, a manager, a lazy object: it could hide a query, or its
-    # contents could change under it. Load plain values instead.
-    raise TypeError(f"A stored fragment cannot be keyed on a {type(value).__name__}")
+
+    def reducer_override(self, value):
+        if isinstance(value, Model):
+            data = vars(value)
+            prefetched = data.get("_prefetched_objects_cache", {})
+            # Given as the state, written after the instance is memoised, so that a
+            # cycle back to it is written as a reference.
+            return (
+                _instance,
+                (value._meta.label,),
+                (
+                    {name: item for name, item in data.items() if name not in _NOT_DATA},
+                    value._state.fields_cache,
+                    {name: list(items) for name, items in prefetched.items()},
+                ),
+            )
+        # Plain values that pickle itself would write with their classes' names,
+        # which costs it a module lookup for each in every row: as text instead.
+        kind = type(value)
+        if kind in _AS_TEXT:
+            return (_named, (kind.__name__, _AS_TEXT[kind](value)))
+        if isinstance(value, _PICKLED_AS_THEY_ARE):
+            return NotImplemented
+        if isinstance(value, FieldFile):
+            return (_named, ("file", value.name))
+        if isinstance(value, memoryview):
+            return (bytes, (bytes(value),))
+        if isinstance(value, (list, tuple)):
+            return (_named, (type(value).__qualname__, tuple(value)))
+        if isinstance(value, dict):
+            return (_named, (type(value).__qualname__, tuple(value.items())))
+        raise TypeError(f"A stored fragment cannot be keyed on a {type(value).__name__}")
 
 
 def _hash(value):
-    # pickle, not repr: several times faster on dates and times. Equal bytes are
-    # always equal values, so whatever pickle varies between runs costs a miss at most.
-    return hashlib.sha256(pickle.dumps(value, protocol=5)).hexdigest()
-
-
-#: Keys of ``memo`` besides instances' ids: the instances being described, by
-#: depth, and the lowest depth that a description in progress has referred back to.
-_OPEN, _REFERRED = "open", "referred"
-
-
-def _described(instance, memo):
     """
-    What ``instance`` holds, as plain values: its label, every loaded
-    attribute with its name and, in turn, the related objects loaded with it
-    and the ones prefetched for it. ``memo`` keeps each instance's, for the
-    rows that share one (every claim of a case holds the case).
+    A digest of ``value`` described by ``_Describer``. In the order Django sets
+    attributes, not sorted: that order is the same for every instance loaded by
+    the same query, and a different one only costs a miss. So does whatever
+    else pickle varies between runs; equal bytes are always equal values.
     """
-    key = id(instance)
-    if key in memo:
-        return memo[key]
-    being_described = memo.setdefault(_OPEN, {})
-    if key in being_described:
-        # Met again while being described (a cycle): named, not described again.
-        depth = being_described[key]
-        memo[_REFERRED] = min(memo.get(_REFERRED, depth), depth)
-        return ("again", instance._meta.label, instance.pk)
-    depth = being_described[key] = len(being_described)
-    referred_above = memo.pop(_REFERRED, None)
-    # In the order Django sets them, not sorted: the order is the same for every
-    # instance loaded by the same query, and a different one only costs a miss.
-    attributes = tuple(
-        (name, _plain(value, memo))
-        for name, value in vars(instance).items()
-        if name != "_state" and name != "_prefetched_objects_cache"
-    )
-    related = tuple(
-        (name, _plain(value, memo)) for name, value in instance._state.fields_cache.items()
-    )
-    prefetched = tuple(
-        (name, _plain(list(items), memo))
-        for name, items in getattr(instance, "_prefetched_objects_cache", {}).items()
-    )
-    description = (instance._meta.label, attributes, related, prefetched)
-    del being_described[key]
-    referred = memo.pop(_REFERRED, None)
-    if referred is None or referred >= depth:
-        # Complete on its own. One that names an object still being described
-        # (the case a claim was met through) would not be as another row's.
-        memo[key] = description
-    # The describers above learn what was referred back to above them.
-    above = [d for d in (referred_above, referred) if d is not None and d < depth]
-    if above:
-        memo[_REFERRED] = min(above)
-    return description
+    buffer = io.BytesIO()
+    _Describer(buffer, protocol=5).dump(value)
+    return hashlib.sha256(buffer.getbuffer()).hexdigest()
 
 
 def _surroundings():
@@ -143,18 +155,12 @@ def _surroundings():
     )
 
 
-def digest(template_name, context, memo=None, surroundings=None):
+def digest(template_name, context, surroundings=None):
     """
-    The key of ``template_name`` rendered with ``context`` (see the module).
-    ``memo`` as for ``_described`` and ``surroundings`` (``_surroundings()``)
-    are shared by the digests of one list's rows.
+    The key of ``template_name`` rendered with ``context`` (see the module),
+    with ``surroundings`` (``_surroundings()``), the same for a list's rows.
     """
-    described = (
-        template_name,
-        surroundings or _surroundings(),
-        _plain(context, {} if memo is None else memo),
-    )
-    return "fragment:" + _hash(described)
+    return "fragment:" + _hash((template_name, surroundings or _surroundings(), context))
 
 
 def render_fragments(template_name, contexts):
@@ -163,11 +169,10 @@ def render_fragments(template_name, contexts):
     context of ``contexts``, in order: stored ones from the cache, the rest
     rendered and stored.
     """
-    memo = {}
     surroundings = _surroundings()
     try:
-        keys = [digest(template_name, context, memo, surroundings) for context in contexts]
-    except TypeError:
+        keys = [digest(template_name, context, surroundings) for context in contexts]
+    except (TypeError, pickle.PicklingError):
         # A view passed what cannot be keyed: rendered every time, which is correct
         # and only slower; the log says which (the tests call digest() and fail).
         logger.exception("Rows of %s cannot be stored", template_name)
