@@ -6,7 +6,7 @@ search) shows a logged-in user what the database holds. Rather than naming
 what each page depends on (and missing something), every statement that
 changes the database, from any server process or task worker, moves one shared
 number, the *write generation*, in the cache that all processes share. A
-stored page is keyed by that number: it is served only while no write of any
+stored page carries that number: it is served only while no write of any
 kind has happened since it was rendered, so it is never older than the
 database. What it saves is the rendering of a page that someone opens again
 unchanged (a reload, going back to a list, another tab).
@@ -17,13 +17,14 @@ a generation that the write has already moved past. A write moves it as soon
 as the statement runs and once more when its transaction commits, before the
 writer's own response is sent, so the writer's next page is never stored
 before the write. Sessions do not count as writes; they show on no page. A
-page during whose rendering the number moved is not stored at all: nobody
-could be served it.
+page during whose rendering the number moved carries a number already passed:
+nobody is served it, and the next request renders the page again.
 
-The key also names the user, their session and CSRF cookie (the page holds
-their token), the URL with its query, the Accept header, today's date (what is
-overdue) and the running code. Requests that may see one-off content bypass
-it: htmx fragments, anything but GET, a request with messages waiting, and a
+Each user, session and URL has one stored copy, replaced when the page is
+rendered again. Its key names the user, their session and CSRF cookie (the
+page holds their token), the URL with its query, the Accept header, today's
+date (what is overdue) and the running code. Requests that may see one-off
+content bypass it: htmx fragments, anything but GET, a request with messages waiting, and a
 response that sets a cookie. It needs a cache that every process shares
 (``REDIS_URL``); with one cache per process another process's write would not
 be seen, so without it ``DESK_PAGE_CACHE`` is off.
@@ -141,11 +142,10 @@ def _cacheable(request):
     )
 
 
-def _page_key(request, generation):
-    """The key of ``request``'s page as stored at the write ``generation``."""
+def _page_key(request):
+    """The key of ``request``'s page: one stored copy per user, session and URL."""
     parts = [
         settings.DESK_PAGE_CODE_DIGEST,
-        str(generation),
         timezone.localdate().isoformat(),
         str(request.user.pk),
         request.COOKIES[settings.SESSION_COOKIE_NAME],
@@ -189,11 +189,15 @@ def desk_page(view):
     def cached_view(request, *args, **kwargs):
         if not _cacheable(request):
             return view(request, *args, **kwargs)
-        generation = write_generation()
-        key = _page_key(request, generation)
-        stored = _cache().get(key)
-        if stored is not None:
-            content, headers = stored
+        key = _page_key(request)
+        # The generation and the stored copy in one round trip to the cache.
+        found = _cache().get_many([GENERATION_KEY, key])
+        generation = found.get(GENERATION_KEY)
+        if generation is None:
+            generation = write_generation()
+        stored = found.get(key)
+        if stored is not None and stored[0] == generation:
+            _generation, content, headers = stored
             response = HttpResponse(content)
             for name, value in headers:
                 response[name] = value
@@ -202,11 +206,11 @@ def desk_page(view):
         response = view(request, *args, **kwargs)
         if _storable(request, response):
             response[HIT_HEADER] = "miss"
-            # On a busy desk a write has often come while the page was rendered:
-            # then nobody can be served this copy, and storing it only fills memory.
-            if write_generation() == generation:
-                headers = [item for item in response.items() if item[0] != HIT_HEADER]
-                _cache().set(key, (response.content, headers), CACHE_SECONDS)
+            # Under the generation read before any data: if a write came while the
+            # page was rendered, the generation has moved on and this copy is
+            # never served; the next request renders and replaces it.
+            headers = [item for item in response.items() if item[0] != HIT_HEADER]
+            _cache().set(key, (generation, response.content, headers), CACHE_SECONDS)
         return response
 
     return cached_view
