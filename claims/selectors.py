@@ -23,6 +23,19 @@ from factcheck.roles import cases_visible_to, claims_visible_to, sees_every_case
 from sources.highlighting import cached_marked_part
 from sources.models import Quotation
 
+#: What a claim's row on the case page shows: a field it reads that is not
+#: here would cost a query for each row (tests/test_fragments.py renders one).
+CLAIM_ROW_FIELDS = (
+    "case_id",
+    "statement",
+    "claimant",
+    "status",
+    "needs_attention",
+    "rationale",
+    "quotation__exact",
+    "verdict__label",
+)
+
 
 def case_list(user=None):
     """Every case (or every case ``user`` may open) with its claim counts, newest first."""
@@ -90,18 +103,25 @@ def claims_reviewed_by(case, reviewer_id):
 def claims_for_rows(case, rows):
     """
     The claims of ``case`` that ``rows`` (from ``case_claim_index``) list, in
-    that order, numbered.
+    that order, numbered, with only the fields that a row of the case page
+    shows (``claims/case_detail.html#claim-row``) loaded.
     """
     ordinals = {row["pk"]: row["ordinal"] for row in rows}
     claims = sorted(
         # Sorted here by ordinal: the model's ordering would join the case and the
         # quotation into a sort that is thrown away (and planning it costs more
         # than the rows). The caller has the case already.
-        Claim.objects.filter(pk__in=ordinals).select_related("quotation", "verdict").order_by(),
+        Claim.objects.filter(pk__in=ordinals)
+        .select_related("quotation", "verdict")
+        .only(*CLAIM_ROW_FIELDS)
+        .order_by(),
         key=lambda claim: ordinals[claim.pk],
     )
+    # A row links to its claim, which needs the case's slug and nothing else of
+    # it: each row is stored under a digest of what it holds (factcheck.fragments).
+    linked_case = Case.from_db(case._state.db, ["id", "slug"], [case.pk, case.slug])
     for claim in claims:
-        claim.case = case
+        claim.case = linked_case
         claim.ordinal = ordinals[claim.pk]
     return claims
 

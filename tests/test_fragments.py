@@ -7,6 +7,7 @@ import datetime
 
 import pytest
 from django.core.cache import caches
+from django.template.loader import get_template
 from django.test.signals import template_rendered
 from django.urls import reverse, set_script_prefix
 from django.utils import timezone
@@ -225,3 +226,23 @@ def test_a_row_first_met_through_another_rows_cycle_is_keyed_on_all_it_shows():
     Case.objects.filter(pk=case.pk).update(slug="a-renamed-case")
 
     assert all(old != new for old, new in zip(before, keys(), strict=True))
+
+
+def test_a_case_page_row_reads_nothing_its_claim_was_not_loaded_with(django_assert_num_queries):
+    case = case_with_claims(2)
+    Claim.objects.filter(case=case).update(
+        verdict=RatingFactory(label="Misleading"),
+        claimant="The ministry",
+        rationale="Two sources disagree.",
+        needs_attention="The source changed.",
+    )
+    claims = claims_of(case)
+    template = get_template(CLAIM_ROW)
+
+    with django_assert_num_queries(0):
+        rows = [template.render({"claim": claim}) for claim in claims]
+
+    for claim, row in zip(claims, rows, strict=True):
+        assert claim.get_absolute_url() in row
+        for shown in ("Misleading", "The ministry", "Two sources disagree.", "The source changed."):
+            assert shown in row

@@ -2,8 +2,9 @@ from html.parser import HTMLParser
 
 import pytest
 from django import forms
+from django.template import Context, Template
 
-from factcheck.widgets import LongSelect
+from factcheck.widgets import LongSelect, options_html
 
 CHOICES = [("", "---------"), ("1", "Ann <script>"), ("Desk", [("2", "Bea"), ("3", "Cy & co")])]
 
@@ -50,3 +51,21 @@ def test_a_long_select_of_users_marks_the_chosen_one(editor):
 
     assert Structure(written).parts == Structure(expected).parts
     assert f'<option value="{editor.pk}" selected>' in written
+
+
+@pytest.mark.parametrize("selected", ["1", 3, "", None, "9"])
+def test_options_in_a_template_are_written_as_djangos_select_writes_them(selected):
+    flat = [("", "Anyone"), ("1", "Ann <script>"), ("3", "Cy & co"), (3, "Cy again")]
+
+    expected = forms.Select(choices=flat).render("reviewer", selected)
+    written = f'<select name="reviewer">{options_html(flat, selected)}</select>'
+
+    assert Structure(written).parts == Structure(expected).parts
+    assert written.count(" selected") == (0 if selected in ("9",) else 1)
+
+
+def test_the_case_page_filter_marks_the_chosen_reviewer():
+    written = Template("{% load options %}{% options reviewers reviewer %}").render(
+        Context({"reviewers": [("4", "Dee"), ("12", "Eve")], "reviewer": "12"})
+    )
+    assert written == '<option value="4">Dee</option><option value="12" selected>Eve</option>'
