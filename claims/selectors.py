@@ -46,6 +46,17 @@ def case_list(user=None):
     claims = Claim.objects.filter(case=OuterRef("pk")).order_by().values("case")
     return (
         cases.select_related("source_under_check", "lead_editor")
+        # What a row of the case list shows (claims/case_list.html#case-row).
+        .only(
+            "slug",
+            "title",
+            "status",
+            "created_at",
+            "source_under_check__title",
+            "lead_editor__username",
+            "lead_editor__first_name",
+            "lead_editor__last_name",
+        )
         .annotate(
             # A case without claims has no group: its subquery is NULL, so Coalesce to 0.
             claim_count=Coalesce(Subquery(claims.annotate(n=Count("*")).values("n")), 0),
@@ -182,6 +193,8 @@ def reviews_for(user):
     return (
         ReviewAssignment.objects.filter(reviewer=user)
         .select_related("claim__case")
+        # What a row of My reviews shows (claims/my_reviews.html#assignment-row).
+        .only("due_on", "decision", "claim__statement", "claim__case__title")
         .order_by(
             F("decided_at").desc(nulls_first=True),
             F("due_on").asc(nulls_last=True),

@@ -13,7 +13,7 @@ from django.urls import reverse, set_script_prefix
 from django.utils import timezone
 
 from claims.models import Case, Claim, Rating
-from claims.selectors import case_claim_index, claims_for_rows
+from claims.selectors import case_claim_index, case_list, claims_for_rows, reviews_for
 from factcheck.fragments import CACHE_ALIAS, digest, render_fragments, rendered_rows
 from tests.factories import (
     ClaimFactory,
@@ -246,3 +246,28 @@ def test_a_case_page_row_reads_nothing_its_claim_was_not_loaded_with(django_asse
         assert claim.get_absolute_url() in row
         for shown in ("Misleading", "The ministry", "Two sources disagree.", "The source changed."):
             assert shown in row
+
+
+@pytest.mark.parametrize(
+    ("rows_of", "row", "name"),
+    [
+        (lambda user: case_list(), "claims/case_list.html#case-row", "case"),
+        (reviews_for, "claims/my_reviews.html#assignment-row", "assignment"),
+    ],
+    ids=["case list", "my reviews"],
+)
+def test_a_list_row_reads_nothing_its_object_was_not_loaded_with(
+    rows_of, row, name, django_assert_num_queries
+):
+    reviewer = ReviewerFactory()
+    for _ in range(2):
+        ReviewAssignmentFactory(reviewer=reviewer, due_on=timezone.localdate())
+    objects = list(rows_of(reviewer))
+    template = get_template(row)
+
+    with django_assert_num_queries(0):
+        rows = [template.render({name: item}) for item in objects]
+
+    assert len(rows) == 2
+    for assignment in reviewer.review_assignments.select_related("claim__case"):
+        assert any(assignment.claim.case.title in html for html in rows)
