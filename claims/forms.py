@@ -4,7 +4,7 @@ from django.utils import timezone
 
 from claims.models import Case, Claim, Correction, Decision, Evidence, Rating
 from factcheck.roles import EDITOR, REVIEWER
-from factcheck.widgets import LongSelect
+from factcheck.widgets import LongModelChoiceField
 from sources.models import Quotation, Source, SourceRole
 
 
@@ -127,7 +127,7 @@ class EvidenceForm(forms.Form):
 
 
 class AssignForm(forms.Form):
-    reviewer = forms.ModelChoiceField(queryset=get_user_model().objects.none(), widget=LongSelect)
+    reviewer = LongModelChoiceField(queryset=get_user_model().objects.none())
     due_on = forms.DateField(
         required=False, label="Due", widget=forms.DateInput(attrs={"type": "date"})
     )
@@ -175,7 +175,10 @@ class CaseForm(forms.ModelForm):
         model = Case
         fields = ["title", "slug", "source_under_check", "lead_editor"]
         help_texts = {"slug": "The case's address: lowercase words joined by hyphens."}
-        widgets = {"source_under_check": LongSelect, "lead_editor": LongSelect}
+        field_classes = {
+            "source_under_check": LongModelChoiceField,
+            "lead_editor": LongModelChoiceField,
+        }
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -1,9 +1,24 @@
-"""Form widgets shared by the apps."""
+"""Form fields and widgets shared by the apps, for choices from long lists."""
 
 from django import forms
 from django.forms.utils import flatatt
-from django.utils.html import format_html
+from django.utils.html import conditional_escape, escape, format_html
 from django.utils.safestring import mark_safe
+
+
+class LongModelChoiceIterator(forms.models.ModelChoiceIterator):
+    """
+    The choices of a ``ModelChoiceField`` read with the queryset's one query.
+    Django's iterator reads them through ``QuerySet.iterator()``, which on
+    PostgreSQL opens a server-side cursor: three more round trips to the
+    database for a list that a page shows whole anyway.
+    """
+
+    def __iter__(self):
+        if self.field.empty_label is not None:
+            yield ("", self.field.empty_label)
+        for instance in self.queryset.all():
+            yield self.choice(instance)
 
 
 class LongSelect(forms.Select):
@@ -31,7 +46,7 @@ class LongSelect(forms.Select):
             '<select name="{}"{}>{}</select>',
             name,
             flatatt(self.build_attrs(self.attrs, attrs)),
-            mark_safe("".join(parts)),  # noqa: S308 - each piece built by format_html
+            mark_safe("".join(parts)),  # noqa: S308 - each piece escaped as it is built
         )
 
 
@@ -40,9 +55,10 @@ def _option(value, label, wanted):
     selected = value in wanted
     if selected:
         wanted.clear()  # the first match only, as forms.Select does
-    return format_html(
-        '<option value="{}"{}>{}</option>', value, " selected" if selected else "", label
-    )
+    # The escaping format_html() does, at half its cost, which counts two hundred
+    # times a page.
+    marked = " selected" if selected else ""
+    return f'<option value="{escape(value)}"{marked}>{conditional_escape(label)}</option>'
 
 
 def options_html(choices, selected):
@@ -54,6 +70,13 @@ def options_html(choices, selected):
     reviewers costs a millisecond or more.
     """
     wanted = {"" if selected is None else str(selected)}
-    return mark_safe(  # noqa: S308 - each piece built by format_html
+    return mark_safe(  # noqa: S308 - each option escaped by _option
         "".join(_option(value, label, wanted) for value, label in choices)
     )
+
+
+class LongModelChoiceField(forms.ModelChoiceField):
+    """A choice of one of many rows: read in one query, written out by ``LongSelect``."""
+
+    iterator = LongModelChoiceIterator
+    widget = LongSelect

@@ -4,7 +4,7 @@ import pytest
 from django import forms
 from django.template import Context, Template
 
-from factcheck.widgets import LongSelect, options_html
+from factcheck.widgets import LongModelChoiceField, LongSelect, options_html
 
 CHOICES = [("", "---------"), ("1", "Ann <script>"), ("Desk", [("2", "Bea"), ("3", "Cy & co")])]
 
@@ -40,14 +40,19 @@ def test_a_long_select_writes_the_same_markup_as_djangos_select(value):
 
 
 @pytest.mark.django_db
-def test_a_long_select_of_users_marks_the_chosen_one(editor):
+def test_a_long_choice_of_users_marks_the_chosen_one_as_djangos_field_does(
+    editor, django_assert_num_queries
+):
     from django.contrib.auth import get_user_model
 
-    field = forms.ModelChoiceField(
-        queryset=get_user_model().objects.order_by("username"), widget=LongSelect
+    users = get_user_model().objects.order_by("username")
+    field = LongModelChoiceField(queryset=users)
+    expected = forms.Select(choices=forms.ModelChoiceField(queryset=users).choices).render(
+        "reviewer", editor.pk
     )
-    expected = forms.Select(choices=field.choices).render("reviewer", editor.pk)
-    written = field.widget.render("reviewer", editor.pk)
+
+    with django_assert_num_queries(1):
+        written = field.widget.render("reviewer", editor.pk)
 
     assert Structure(written).parts == Structure(expected).parts
     assert f'<option value="{editor.pk}" selected>' in written
