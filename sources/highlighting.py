@@ -137,11 +137,23 @@ class TextPart:
     next_start: int | None = None
 
 
+#: What ends each part but the last: the next part's first paragraph, set
+#: apart, so that a passage running across the break can be selected whole.
+NEXT_PART_OPENING = (
+    '<div class="part-overlap">'
+    '<p class="part-overlap__note">The start of part {number}, shown here so that a passage '
+    "running on from this part can be quoted whole:</p>{html}</div>\n"
+)
+
+
 def split_into_parts(text, paragraphs, part_chars):
     """
     Group ``paragraphs`` (``(start, html)`` of ``text``, in order) into parts of
     at least ``part_chars`` characters each (the last may be shorter), cut only
-    between paragraphs: ``[(start, end, html)]``.
+    between paragraphs: ``[(start, end, html)]``. The parts cover the text
+    from ``start`` to ``end`` without gaps or overlaps; each part's HTML but
+    the last's also ends with the next part's first paragraph
+    (``NEXT_PART_OPENING``), so a selection can cross the break.
     """
     parts = []
     for start, paragraph_html in paragraphs:
@@ -152,7 +164,14 @@ def split_into_parts(text, paragraphs, part_chars):
     if not parts:
         return [(0, len(text), "")]
     ends = [start for start, _html in parts[1:]] + [len(text)]
-    return [(start, end, "".join(htmls)) for (start, htmls), end in zip(parts, ends, strict=True)]
+    openings = [
+        NEXT_PART_OPENING.format(number=number, html=htmls[0])
+        for number, (_start, htmls) in enumerate(parts[1:], start=2)
+    ] + [""]
+    return [
+        (start, end, "".join(htmls) + opening)
+        for (start, htmls), end, opening in zip(parts, ends, openings, strict=True)
+    ]
 
 
 #: How much of a long text the reader shows at once. A 1 MB source on one page

@@ -20,6 +20,7 @@ from playwright.sync_api import expect
 from claims.models import Claim, ClaimStatus, Rating
 from claims.services import case_create, claim_submit_for_review, reviewer_assign
 from factcheck.demo import DEMO_PASSWORD, ensure_demo_users
+from sources.highlighting import READER_PART_CHARS
 from sources.models import Source, SourceRole
 from sources.services import source_version_create_from_text
 from tests import sample_files
@@ -66,38 +67,54 @@ def picture(page, name):
         page.screenshot(path=str(Path(DOCS_SCREENSHOTS) / f"{name}-desktop.png"))
 
 
-def drag_select(page, words):
-    """Select `words` in the quotable reader by dragging the mouse across them."""
+def drag_select(page, words, last_words=None):
+    """
+    Select `words` in the quotable reader by dragging the mouse across them;
+    with `last_words` (found after `words`), from the start of `words` to the
+    end of `last_words`.
+    """
     box = page.evaluate(
-        """(words) => {
+        """([words, lastWords]) => {
           const reader = document.querySelector('[data-quote-reader]');
-          const walker = document.createTreeWalker(reader, NodeFilter.SHOW_TEXT);
-          let node;
-          while ((node = walker.nextNode())) {
-            const at = node.data.indexOf(words);
-            if (at < 0) continue;
-            node.parentElement.scrollIntoView({block: 'center'});
-            const range = document.createRange();
-            range.setStart(node, at);
-            range.setEnd(node, at + 1);
-            const first = range.getClientRects()[0];
-            range.setStart(node, at + words.length - 1);
-            range.setEnd(node, at + words.length);
-            const rects = range.getClientRects();
-            const last = rects[rects.length - 1];
-            return {x1: first.left + 1, y1: first.top + first.height / 2,
-                    x2: last.right - 1, y2: last.top + last.height / 2};
+          function find(wanted, after) {
+            const walker = document.createTreeWalker(reader, NodeFilter.SHOW_TEXT);
+            let node;
+            while ((node = walker.nextNode())) {
+              if (after && !(after.compareDocumentPosition(node) & Node.DOCUMENT_POSITION_FOLLOWING)
+                  && after !== node) continue;
+              const at = node.data.indexOf(wanted);
+              if (at >= 0) return [node, at];
+            }
+            throw new Error('not in the reader: ' + wanted);
           }
-          throw new Error('not in the reader: ' + words);
+          function rect(node, from, to, last) {
+            const range = document.createRange();
+            range.setStart(node, from);
+            range.setEnd(node, to);
+            const rects = range.getClientRects();
+            return last ? rects[rects.length - 1] : rects[0];
+          }
+          const [node, at] = find(words, null);
+          const [endNode, endAt] = lastWords ? find(lastWords, node) : [node, at];
+          const endWords = lastWords || words;
+          node.parentElement.scrollIntoView({block: 'center'});
+          const first = rect(node, at, at + 1, false);
+          const last = rect(endNode, endAt + endWords.length - 1, endAt + endWords.length, true);
+          return {x1: first.left + 1, y1: first.top + first.height / 2,
+                  x2: last.right - 1, y2: last.top + last.height / 2};
         }""",
-        words,
+        [words, last_words],
     )
     page.mouse.move(box["x1"], box["y1"])
     page.mouse.down()
     page.mouse.move(box["x2"], box["y2"], steps=8)
     page.mouse.up()
     selected = page.evaluate("() => document.getSelection().toString()")
-    assert selected == words, f"the drag selected {selected!r}"
+    if last_words is None:
+        assert selected == words, f"the drag selected {selected!r}"
+    else:
+        assert selected.startswith(words), f"the drag selected {selected!r}"
+        assert selected.endswith(last_words), f"the drag selected {selected!r}"
 
 
 def tab_to(page, selector, presses=250):
@@ -352,6 +369,29 @@ def test_a_long_source_is_read_part_by_part_and_quoted_in_a_later_part(browser, 
     assert "Part 2 of 3" in page.inner_text(".part-nav")  # still reading the same part
     quotation = source.latest_version.quotations.get()
     assert text[quotation.start : quotation.end] == "the engine served 450 requests"
+
+
+def test_a_passage_across_the_break_between_two_parts_is_quoted_whole(browser, live_server, desk):
+    editor, _reviewer, _case = desk
+    source = Source.objects.get(title="Together Compiler: Continuous Compilation for AI inference")
+    text = three_parts_of("Paragraph {number}: the engine served {number} requests.")
+    source_version_create_from_text(source=source, text=text, actor=editor)
+    # The second part begins with the first paragraph a whole part's length in.
+    paragraph_starts = [0] + [at + 1 for at, char in enumerate(text) if char == "\n"]
+    second = next(n for n, at in enumerate(paragraph_starts) if at >= READER_PART_CHARS)
+    before, after = f"the engine served {second - 1} requests", f"Paragraph {second}: the engine"
+    page = new_page(browser)
+    log_in(page, live_server.url, "eddie")
+    page.goto(f"{live_server.url}{source.get_absolute_url()}")
+    assert "Part 1 of 3" in page.inner_text(".part-nav")
+
+    drag_select(page, before, after)
+    page.click("[data-quote-button]")
+
+    page.wait_for_selector(f".quotation-list >> text={before}")
+    quotation = source.latest_version.quotations.get()
+    assert quotation.exact == text[text.index(before) : text.index(after) + len(after)]
+    assert quotation.start < paragraph_starts[second] < quotation.end
 
 
 def test_a_claim_is_made_in_a_later_part_of_a_long_piece(browser, live_server, desk):

@@ -4,6 +4,7 @@ import pytest
 from django.core.cache import caches
 
 from sources.highlighting import (
+    NEXT_PART_OPENING,
     cached_marked_part,
     mark_spans,
     render_marked_text,
@@ -131,7 +132,14 @@ def test_a_long_text_is_cut_into_parts_between_paragraphs_that_cover_it_all():
         assert end == next_start  # no gap and no overlap
         assert text[next_start - 1] == "\n"  # cut between paragraphs
     assert all(end - start >= 2000 for start, end, _html in parts[:-1])
-    assert "".join(html for _s, _e, html in parts) == "".join(html for _s, html in paragraphs)
+    shown = {start: html for start, html in paragraphs}
+    for number, (start, end, html) in enumerate(parts, start=1):
+        own = "".join(piece for at, piece in paragraphs if start <= at < end)
+        assert html.startswith(own)
+        if number < len(parts):  # ends with the next part's opening paragraph
+            assert html[len(own) :] == NEXT_PART_OPENING.format(number=number + 1, html=shown[end])
+        else:
+            assert html == own
 
 
 @pytest.mark.django_db
