@@ -27,6 +27,7 @@ class ClaimForm(forms.ModelForm):
             "statement": forms.Textarea(attrs={"rows": 3}),
             "rationale": forms.Textarea(attrs={"rows": 8}),
         }
+        field_classes = {"verdict": LongModelChoiceField}
         help_texts = {"rationale": "Markdown: **bold**, *italic*, lists, [links](https://…)."}
 
     def __init__(self, *args, **kwargs):
@@ -212,6 +213,9 @@ class CorrectionForm(forms.ModelForm):
             "what_is_right": forms.Textarea(attrs={"rows": 3}),
             "reason": forms.Textarea(attrs={"rows": 2}),
         }
+        field_classes = dict.fromkeys(
+            ["case", "claim", "new_verdict", "supersedes"], LongModelChoiceField
+        )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -76,7 +76,7 @@ def options_html(choices, selected):
 
 
 class LongModelChoiceField(forms.ModelChoiceField):
-    """A choice of one of many rows: read in one query, written out by ``LongSelect``."""
+    """A choice of one row of a table: read in one query, written out by ``LongSelect``."""
 
     iterator = LongModelChoiceIterator
     widget = LongSelect
