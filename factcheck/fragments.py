@@ -40,7 +40,19 @@ logger = logging.getLogger(__name__)
 CACHE_ALIAS = "fragments"
 #: Unused rows age out; a row that is still shown is stored again when it is next rendered.
 CACHE_SECONDS = 6 * 60 * 60
-_PLAIN = (
+#: Plain values written as text, by their exact types.
+_AS_TEXT = {
+    datetime.datetime: datetime.datetime.isoformat,
+    datetime.date: datetime.date.isoformat,
+    datetime.time: datetime.time.isoformat,
+    datetime.timedelta: repr,
+    decimal.Decimal: str,
+    uuid.UUID: str,
+}
+#: What pickle writes by value (plain values, their subclasses such as enums,
+#: and the time zones of datetimes) or by name (classes and functions: an
+#: enum's or a pickled value's).
+_PICKLED_AS_THEY_ARE = (
     str,
     bytes,
     int,
@@ -52,20 +64,6 @@ _PLAIN = (
     datetime.timedelta,
     uuid.UUID,
     type(None),
-)
-#: Plain values written as text, by their exact types.
-_AS_TEXT = {
-    datetime.datetime: datetime.datetime.isoformat,
-    datetime.date: datetime.date.isoformat,
-    datetime.time: datetime.time.isoformat,
-    datetime.timedelta: repr,
-    decimal.Decimal: str,
-    uuid.UUID: str,
-}
-#: What pickle writes by value (the plain values and the time zones of
-#: datetimes) or by name (classes and functions: an enum's or a pickled value's).
-_PICKLED_AS_THEY_ARE = (
-    *_PLAIN,
     datetime.tzinfo,
     type,
     types.FunctionType,
