@@ -50,6 +50,8 @@ class Source(models.Model):
 
     class Meta:
         ordering = ["title", "id"]
+        # The source list's order: its pages are read from the index, not sorted.
+        indexes = [models.Index(fields=["title", "id"], name="source_title_order")]
         constraints = [
             models.CheckConstraint(
                 condition=models.Q(role__in=SourceRole.values),

@@ -2,21 +2,34 @@
 
 import hashlib
 
-from django.db.models import Count, Max
+from django.db.models import Count, OuterRef, Subquery
+from django.db.models.functions import Coalesce
 
 from sources import anchoring
 from sources.highlighting import cached_marked_part
-from sources.models import AnchoringStatus, Source
+from sources.models import AnchoringStatus, Source, SourceVersion
 
 # Characters of context shown either side of a found passage.
 PASSAGE_CONTEXT_CHARS = 60
 
 
 def source_list():
-    """Every source with how many versions it has and when it last changed."""
-    return Source.objects.annotate(
-        version_count=Count("versions"), last_upload=Max("versions__uploaded_at")
-    ).order_by("title", "id")
+    """Every source, in title order, with what its row in the list shows and its version count."""
+    # Counted per listed source (a subquery each, run for the page's rows only),
+    # not by grouping every version of the desk before the page is cut; the
+    # (title, id) index gives the page's rows without sorting every source.
+    versions = (
+        SourceVersion.objects.filter(source=OuterRef("pk"))
+        .order_by()
+        .values("source")
+        .annotate(n=Count("*"))
+        .values("n")
+    )
+    return (
+        Source.objects.only("title", "publisher", "role", "published_on")
+        .annotate(version_count=Coalesce(Subquery(versions), 0))
+        .order_by("title", "id")
+    )
 
 
 def source_reader(source, *, at=0):

@@ -7,6 +7,7 @@ from claims.selectors import case_claim_index, claim_status_summary
 from claims.views import CLAIMS_PER_PAGE
 from sources.models import Source, SourceRole
 from sources.services import find_span
+from sources.views import SOURCES_PER_PAGE
 from tests.factories import (
     CaseFactory,
     ClaimFactory,
@@ -15,6 +16,7 @@ from tests.factories import (
     QuotationFactory,
     ReviewAssignmentFactory,
     ReviewerFactory,
+    SourceFactory,
     SourceVersionFactory,
     case_with_claims,
     long_source_text,
@@ -134,6 +136,28 @@ def test_the_source_list_shows_cited_sources_as_awaiting_upload(editor_client, f
     assert response.status_code == 200
     assert "Together Compiler: Continual Compilation for AI Inference" in response.text
     assert response.text.count("awaiting upload") == 4
+
+
+def test_the_source_list_counts_each_sources_versions_in_a_fixed_number_of_queries(
+    editor_client, django_assert_num_queries
+):
+    revised = SourceFactory(title="A source uploaded twice")
+    SourceVersionFactory(source=revised)
+    SourceVersionFactory(source=revised, text="The second text, corrected.")
+    SourceFactory(title="A source not yet uploaded")
+    SourceFactory.create_batch(SOURCES_PER_PAGE)
+
+    # Session, user, permissions, review count, the count of sources, a page of them.
+    with django_assert_num_queries(6):
+        response = editor_client.get(reverse("sources:source_list"))
+
+    rows = {
+        title: response.text.split(title, 1)[1].split("</tr>", 1)[0]
+        for title in ("A source uploaded twice", "A source not yet uploaded")
+    }
+    assert "<td>2</td>" in rows["A source uploaded twice"]
+    assert "awaiting upload" in rows["A source not yet uploaded"]
+    assert response.text.count("<tr>") == SOURCES_PER_PAGE + 1
 
 
 def test_a_source_without_versions_explains_that_it_awaits_upload(editor_client, first_case):
