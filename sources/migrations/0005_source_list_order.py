@@ -5,15 +5,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('sources', '0004_search_entries_link_to_their_part'),
+        ("sources", "0004_search_entries_link_to_their_part"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='source',
-            index=models.Index(fields=['title', 'id'], name='source_title_order'),
+            model_name="source",
+            index=models.Index(fields=["title", "id"], name="source_title_order"),
         ),
     ]
