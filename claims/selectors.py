@@ -185,13 +185,18 @@ def claim_status_summary(case, *, index=None):
     return [(value, label, counts.get(value, 0)) for value, label in ClaimStatus.choices]
 
 
+def assignments_of(user):
+    """Every review assignment of ``user``, plainly (to count them)."""
+    return ReviewAssignment.objects.filter(reviewer=user)
+
+
 def reviews_for(user):
     """
     The review assignments of ``user``: undecided ones first (overdue ones at
     the top, as they have the earliest due dates), then decided ones.
     """
     return (
-        ReviewAssignment.objects.filter(reviewer=user)
+        assignments_of(user)
         .select_related("claim__case")
         # What a row of My reviews shows (claims/my_reviews.html#assignment-row).
         .only("due_on", "decision", "claim__statement", "claim__case__title")

@@ -42,6 +42,7 @@ from claims.models import (
 )
 from claims.reports import TooManyReports, report_close, report_convert, report_submit
 from claims.selectors import (
+    assignments_of,
     case_claim_index,
     case_filter_choices,
     case_list,
@@ -71,6 +72,7 @@ from claims.services import (
 from claims.workflow import Action, allowed_actions, claim_content, claim_digest, claim_transition
 from factcheck.desk_pages import desk_page
 from factcheck.fragments import rendered_rows
+from factcheck.pagination import CountedPaginator
 from factcheck.public_pages import public_page
 from factcheck.roles import cases_visible_to, claims_visible_to, is_editor, sees_every_case
 from sources.highlighting import offset_in_text
@@ -87,7 +89,9 @@ CORRECTIONS_PER_PAGE = 20
 @permission_required("claims.view_case", raise_exception=True)
 @desk_page
 def case_list_view(request):
-    page = Paginator(case_list(request.user), CASES_PER_PAGE).get_page(request.GET.get("page"))
+    page = CountedPaginator(
+        case_list(request.user), CASES_PER_PAGE, counted=cases_visible_to(request.user)
+    ).get_page(request.GET.get("page"))
     rows = rendered_rows("claims/case_list.html#case-row", "case", page.object_list)
     return render(request, "claims/case_list.html", {"page": page, "case_rows": rows})
 
@@ -222,7 +226,11 @@ def case_create_view(request):
 @permission_required("claims.view_reviewassignment", raise_exception=True)
 @desk_page
 def my_reviews_view(request):
-    page = Paginator(reviews_for(request.user), REVIEWS_PER_PAGE).get_page(request.GET.get("page"))
+    page = CountedPaginator(
+        reviews_for(request.user),
+        REVIEWS_PER_PAGE,
+        counted=assignments_of(request.user),
+    ).get_page(request.GET.get("page"))
     rows = rendered_rows("claims/my_reviews.html#assignment-row", "assignment", page.object_list)
     return render(request, "claims/my_reviews.html", {"page": page, "assignment_rows": rows})
 

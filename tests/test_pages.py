@@ -3,8 +3,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from claims.models import Claim, ClaimStatus, Rating
-from claims.selectors import case_claim_index, claim_status_summary
-from claims.views import CLAIMS_PER_PAGE
+from claims.selectors import case_claim_index, case_list, claim_status_summary, reviews_for
+from claims.views import CASES_PER_PAGE, CLAIMS_PER_PAGE
 from sources.models import Source, SourceRole
 from sources.services import find_span
 from sources.views import SOURCES_PER_PAGE
@@ -188,6 +188,26 @@ def test_my_reviews_lists_only_my_assignments(client, reviewer, first_case):
 
     assert mine.claim.statement[:60] in response.text
     assert other.claim.statement[:60] not in response.text
+
+
+def test_the_case_list_and_my_reviews_count_exactly_the_rows_they_list(client, reviewer):
+    other_reviewer = ReviewerFactory()
+    for _ in range(CASES_PER_PAGE + 2):
+        claim = ClaimFactory()
+        ReviewAssignmentFactory(claim=claim, reviewer=reviewer)
+        ReviewAssignmentFactory(claim=claim, reviewer=other_reviewer)
+    ReviewAssignmentFactory(reviewer=other_reviewer)
+    client.force_login(reviewer)
+
+    pages = {
+        "cases": client.get(reverse("claims:case_list")).context["page"],
+        "reviews": client.get(reverse("claims:my_reviews")).context["page"],
+    }
+
+    # Counted from plain querysets, listed from annotated ones: the same rows.
+    assert pages["cases"].paginator.count == len(case_list(reviewer)) == CASES_PER_PAGE + 2
+    assert pages["reviews"].paginator.count == len(reviews_for(reviewer)) == CASES_PER_PAGE + 2
+    assert pages["cases"].paginator.num_pages == 2
 
 
 def test_my_reviews_has_an_empty_state(client, reviewer):
