@@ -4,7 +4,7 @@ import functools
 from collections import Counter
 
 from django.db import connection
-from django.db.models import Count, F, OuterRef, Prefetch, Subquery
+from django.db.models import Count, F, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils.html import format_html
@@ -19,7 +19,15 @@ from claims.models import (
 )
 from factcheck.audit import history_for
 from factcheck.database import containing_words
-from factcheck.roles import cases_visible_to, claims_visible_to, sees_every_case
+from factcheck.prepared import PreparedRead, remember_related
+from factcheck.roles import (
+    EVERY_CLAIM,
+    cases_visible_to,
+    claim_reach,
+    claims_in_reach,
+    claims_visible_to,
+    sees_every_case,
+)
 from sources.highlighting import cached_marked_part
 from sources.models import Quotation
 
@@ -236,41 +244,58 @@ def open_review_count(user):
         return cursor.fetchone()[0]
 
 
-def claim_for_page(case, pk, user=None):
-    """
-    The claim of ``case`` with everything its page shows, in a fixed number of
-    queries; with ``user``, Claim.DoesNotExist unless it is within their reach.
-    ``case`` becomes ``claim.case``: select its ``source_under_check`` with it.
-    """
-    claims = Claim.objects.all() if user is None else claims_visible_to(user)
-    claim = (
-        claims.filter(case=case, pk=pk)
+# The claim page's reads, the same on every request: compiled once (see
+# factcheck.prepared), which saves most of the page's time in the ORM.
+_claim_with_quotation = PreparedRead(
+    lambda reach, *, case_id, pk, user_id: (
+        claims_in_reach(reach, user_id)
+        .filter(case_id=case_id, pk=pk)
         # Not the case again: the caller has it, and each table joined here
         # costs PostgreSQL's planner more than fetching the rows does.
         .select_related("quotation__version__source", "verdict", "author")
         # The versions' texts (up to megabytes each) are not shown: never fetch them.
         .defer("quotation__version__extracted_text")
-        .prefetch_related(
-            Prefetch(
-                "evidence",
-                queryset=Evidence.objects.select_related("quotation__version__source", "added_by")
-                .defer("quotation__version__extracted_text")
-                .order_by("added_at", "id"),
-            ),
-            Prefetch(
-                "assignments",
-                queryset=ReviewAssignment.objects.select_related(
-                    "reviewer", "assigned_by"
-                ).order_by("assigned_at", "id"),
-            ),
-            Prefetch(
-                "comments",
-                queryset=Comment.objects.select_related("author").order_by("created_at", "id"),
-            ),
-        )
-        .get()
     )
+)
+_evidence_of_claim = PreparedRead(
+    lambda *, claim_id: (
+        Evidence.objects.filter(claim_id=claim_id)
+        .select_related("quotation__version__source", "added_by")
+        .defer("quotation__version__extracted_text")
+        .order_by("added_at", "id")
+    )
+)
+_assignments_of_claim = PreparedRead(
+    lambda *, claim_id: (
+        ReviewAssignment.objects.filter(claim_id=claim_id)
+        .select_related("reviewer", "assigned_by")
+        .order_by("assigned_at", "id")
+    )
+)
+_comments_on_claim = PreparedRead(
+    lambda *, claim_id: (
+        Comment.objects.filter(claim_id=claim_id)
+        .select_related("author")
+        .order_by("created_at", "id")
+    )
+)
+
+
+def claim_for_page(case, pk, user=None):
+    """
+    The claim of ``case`` with everything its page shows, in a fixed number of
+    queries; with ``user``, Claim.DoesNotExist unless it is within their reach.
+    ``case`` becomes ``claim.case``: select its ``source_under_check`` with it.
+    Its evidence, assignments and comments are read as ``prefetch_related``
+    would keep them (``claim.evidence.all()`` runs no query).
+    """
+    reach = EVERY_CLAIM if user is None else claim_reach(user)
+    user_id = 0 if user is None else user.pk
+    claim = _claim_with_quotation.one(reach, case_id=case.pk, pk=pk, user_id=user_id)
     claim.case = case
+    remember_related(claim, "evidence", _evidence_of_claim(claim_id=claim.pk))
+    remember_related(claim, "assignments", _assignments_of_claim(claim_id=claim.pk))
+    remember_related(claim, "comments", _comments_on_claim(claim_id=claim.pk))
     return claim
 
 

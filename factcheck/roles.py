@@ -148,15 +148,33 @@ def cases_visible_to(user):
     return Case.objects.none()
 
 
-def claims_visible_to(user):
-    """The claims ``user`` may open: all for editors, a reviewer's assigned claims."""
+#: How far a user reaches among claims (``claim_reach``).
+EVERY_CLAIM, ASSIGNED_CLAIMS, NO_CLAIM = "every", "assigned", "none"
+
+
+def claim_reach(user):
+    """Which claims ``user`` may open: EVERY_CLAIM, ASSIGNED_CLAIMS or NO_CLAIM."""
+    if sees_every_case(user):
+        return EVERY_CLAIM
+    if works_on_reviews(user):
+        return ASSIGNED_CLAIMS
+    return NO_CLAIM
+
+
+def claims_in_reach(reach, user_id):
+    """The claims that the user ``user_id``, reaching ``reach`` (``claim_reach``), may open."""
     from claims.models import Claim
 
-    if sees_every_case(user):
+    if reach == EVERY_CLAIM:
         return Claim.objects.all()
-    if works_on_reviews(user):
-        return Claim.objects.filter(assignments__reviewer=user)
+    if reach == ASSIGNED_CLAIMS:
+        return Claim.objects.filter(assignments__reviewer_id=user_id)
     return Claim.objects.none()
+
+
+def claims_visible_to(user):
+    """The claims ``user`` may open: all for editors, a reviewer's assigned claims."""
+    return claims_in_reach(claim_reach(user), user.pk)
 
 
 def claim_ids_visible_to(user):

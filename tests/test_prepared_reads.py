@@ -1,0 +1,167 @@
+"""
+A prepared read is compiled once and run again with new values: it must give
+exactly what its queryset gives, and refuse a queryset whose form depends on a
+value.
+"""
+
+import pytest
+from django.db.models import Count
+
+from claims.models import Claim, Evidence
+from claims.selectors import claim_for_page
+from factcheck.prepared import PreparationError, PreparedRead, remember_related
+from factcheck.roles import ASSIGNED_CLAIMS, EVERY_CLAIM, NO_CLAIM, claims_in_reach
+from tests.factories import (
+    ClaimFactory,
+    CommentFactory,
+    EvidenceFactory,
+    ReviewAssignmentFactory,
+    ReviewerFactory,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+def claims_of_case(*, case_id, statement):
+    return (
+        Claim.objects.filter(case_id=case_id, statement=statement)
+        .select_related("case__source_under_check", "author")
+        .annotate(evidence_count=Count("evidence"))
+        .order_by("id")
+    )
+
+
+def described(claim):
+    return (
+        claim.pk,
+        claim.statement,
+        claim.case.title,
+        claim.case.source_under_check.title,
+        claim.author.username,
+        claim.evidence_count,
+    )
+
+
+def test_a_prepared_read_gives_what_its_queryset_gives_for_each_new_value():
+    first, second = ClaimFactory(statement="First"), ClaimFactory(statement="Second")
+    EvidenceFactory.create_batch(2, claim=second)
+    read = PreparedRead(claims_of_case)
+
+    for claim in (first, second, first):
+        rows = read(case_id=claim.case_id, statement=claim.statement)
+        expected = claims_of_case(case_id=claim.case_id, statement=claim.statement)
+        assert [described(row) for row in rows] == [described(row) for row in expected]
+    assert described(read(case_id=second.case_id, statement="Second")[0])[-1] == 2
+    assert read(case_id=first.case_id, statement="Second") == []
+
+
+def test_a_prepared_read_runs_one_query_and_compiles_once(django_assert_num_queries):
+    claim = ClaimFactory()
+    read = PreparedRead(claims_of_case)
+    read(case_id=claim.case_id, statement=claim.statement)
+    compiled = dict(read._prepared)
+
+    with django_assert_num_queries(1):
+        [row] = read(case_id=claim.case_id, statement=claim.statement)
+
+    assert row.pk == claim.pk
+    assert read._prepared == compiled
+
+
+def test_a_value_that_changes_the_sql_is_refused():
+    claim = ClaimFactory()
+    in_the_text = PreparedRead(lambda *, start: Claim.objects.order_by("id")[start:])
+    through_a_pattern = PreparedRead(
+        lambda *, words: Claim.objects.filter(statement__icontains=words)
+    )
+
+    with pytest.raises(PreparationError):
+        in_the_text(start=1)
+    with pytest.raises(PreparationError):
+        through_a_pattern(words=claim.statement)
+
+
+def test_a_value_of_another_type_is_refused():
+    read = PreparedRead(lambda *, pk: Claim.objects.filter(pk=pk))
+
+    with pytest.raises(TypeError, match="int or a str"):
+        read(pk=1.0)
+    with pytest.raises(TypeError):
+        read(pk=True)
+
+
+def test_each_shape_is_prepared_on_its_own_and_an_empty_one_reads_nothing(
+    django_assert_num_queries,
+):
+    mine, other = ClaimFactory(), ClaimFactory()
+    reviewer = ReviewerFactory()
+    ReviewAssignmentFactory(claim=mine, reviewer=reviewer)
+    read = PreparedRead(lambda reach, *, user_id: claims_in_reach(reach, user_id).order_by("id"))
+
+    assert read(EVERY_CLAIM, user_id=reviewer.pk) == [mine, other]
+    assert read(ASSIGNED_CLAIMS, user_id=reviewer.pk) == [mine]
+    assert read(ASSIGNED_CLAIMS, user_id=reviewer.pk + 1000) == []
+    with django_assert_num_queries(0):
+        assert read(NO_CLAIM, user_id=reviewer.pk) == []
+
+
+def test_one_row_is_found_or_the_models_own_errors_are_raised():
+    claim = ClaimFactory()
+    ClaimFactory(case=claim.case, quotation=claim.quotation)
+    by_pk = PreparedRead(lambda *, pk: Claim.objects.filter(pk=pk))
+    by_case = PreparedRead(lambda *, case_id: Claim.objects.filter(case_id=case_id))
+
+    assert by_pk.one(pk=claim.pk) == claim
+    with pytest.raises(Claim.DoesNotExist):
+        by_pk.one(pk=claim.pk + 1000)
+    with pytest.raises(Claim.MultipleObjectsReturned):
+        by_case.one(case_id=claim.case_id)
+
+
+def test_remembered_related_rows_are_read_without_a_query_and_know_their_claim(
+    django_assert_num_queries,
+):
+    claim = ClaimFactory()
+    evidence = EvidenceFactory.create_batch(2, claim=claim)
+    claim = Claim.objects.get(pk=claim.pk)
+
+    remember_related(claim, "evidence", list(Evidence.objects.filter(claim=claim)))
+
+    with django_assert_num_queries(0):
+        assert list(claim.evidence.all()) == evidence
+        assert all(row.claim is claim for row in claim.evidence.all())
+        assert claim.evidence.count() == 2
+
+
+def test_the_claim_page_reads_its_claim_and_related_rows_in_four_queries(
+    django_assert_num_queries,
+):
+    claim = ClaimFactory()
+    EvidenceFactory.create_batch(2, claim=claim)
+    ReviewAssignmentFactory(claim=claim)
+    CommentFactory(claim=claim)
+    case = claim.case
+    claim_for_page(case, claim.pk)
+
+    with django_assert_num_queries(4):
+        read = claim_for_page(case, claim.pk)
+        shown = (
+            read.quotation.version.source.title,
+            [row.quotation.version.source.title for row in read.evidence.all()],
+            [row.reviewer.username for row in read.assignments.all()],
+            [row.author.username for row in read.comments.all()],
+        )
+
+    assert shown[0] == claim.quotation.version.source.title
+    assert len(shown[1]) == 2 and len(shown[2]) == 1 and len(shown[3]) == 1
+    assert read.case is case
+
+
+def test_the_claim_page_refuses_a_claim_outside_a_reviewers_reach():
+    assigned, other = ClaimFactory(), ClaimFactory()
+    reviewer = ReviewerFactory()
+    ReviewAssignmentFactory(claim=assigned, reviewer=reviewer)
+
+    assert claim_for_page(assigned.case, assigned.pk, reviewer) == assigned
+    with pytest.raises(Claim.DoesNotExist):
+        claim_for_page(other.case, other.pk, reviewer)
