@@ -3,6 +3,7 @@
 import functools
 from collections import Counter
 
+from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import Count, F, OuterRef, Subquery
 from django.db.models.functions import Coalesce
@@ -15,6 +16,7 @@ from claims.models import (
     ClaimStatus,
     Comment,
     Evidence,
+    Rating,
     ReviewAssignment,
 )
 from factcheck.audit import history_for
@@ -22,10 +24,10 @@ from factcheck.database import containing_words
 from factcheck.prepared import PreparedRead, remember_related
 from factcheck.roles import (
     EVERY_CLAIM,
+    cases_in_reach,
     cases_visible_to,
     claim_reach,
     claims_in_reach,
-    claims_visible_to,
     sees_every_case,
 )
 from sources.highlighting import cached_marked_part
@@ -79,6 +81,23 @@ def case_list(user=None):
     )
 
 
+_case_with_people = PreparedRead(
+    lambda reach, *, slug, user_id: (
+        cases_in_reach(reach, user_id)
+        .filter(slug=slug)
+        .select_related("source_under_check", "lead_editor")
+    )
+)
+
+
+def case_in_reach(slug, user):
+    """
+    The case ``slug`` with its piece under check and its lead editor, if
+    ``user`` may open it (``cases_visible_to``); else Case.DoesNotExist.
+    """
+    return _case_with_people.one(claim_reach(user), slug=slug, user_id=user.pk or 0)
+
+
 def case_claim_index(case, user=None):
     """
     Every claim of ``case`` in the order the article makes them, as light
@@ -89,8 +108,18 @@ def case_claim_index(case, user=None):
     list a claim is shown in; with ``user``, only the claims within their reach
     (``claims_visible_to``) are listed.
     """
-    rows = list(
-        Claim.objects.filter(case=case)
+    rows = _claim_index_rows(case_id=case.pk)
+    for ordinal, row in enumerate(rows, start=1):
+        row["ordinal"] = ordinal
+    if user is not None and not sees_every_case(user):
+        visible = set(_claim_ids_in_reach(claim_reach(user), case_id=case.pk, user_id=user.pk))
+        rows = [row for row in rows if row["pk"] in visible]
+    return rows
+
+
+_claim_index_rows = PreparedRead(
+    lambda *, case_id: (
+        Claim.objects.filter(case_id=case_id)
         .order_by("quotation__start", "quotation__end", "id")
         .values(
             "pk",
@@ -102,12 +131,12 @@ def case_claim_index(case, user=None):
             version_id=F("quotation__version_id"),
         )
     )
-    for ordinal, row in enumerate(rows, start=1):
-        row["ordinal"] = ordinal
-    if user is not None and not sees_every_case(user):
-        visible = set(claims_visible_to(user).filter(case=case).values_list("pk", flat=True))
-        rows = [row for row in rows if row["pk"] in visible]
-    return rows
+)
+_claim_ids_in_reach = PreparedRead(
+    lambda reach, *, case_id, user_id: (
+        claims_in_reach(reach, user_id).filter(case_id=case_id).values_list("pk", flat=True)
+    )
+)
 
 
 def claims_reviewed_by(case, reviewer_id):
@@ -321,23 +350,24 @@ def case_filter_choices(case):
     The verdicts and the reviewers (``(id as text, name)``, as the filter's
     options carry them) that the case's claim list can be filtered by.
     """
-    from django.contrib.auth import get_user_model
+    return {
+        "verdicts": _verdicts(),
+        "reviewers": [
+            (str(pk), f"{first_name} {last_name}".strip() or username)
+            for pk, username, first_name, last_name in _reviewers_of_case(case_id=case.pk)
+        ],
+    }
 
-    from claims.models import Rating
 
-    # A busy case has a hundred reviewers or more: plain rows, not user objects.
-    people = (
+_verdicts = PreparedRead(lambda: Rating.objects.order_by("order"))
+# A busy case has a hundred reviewers or more: plain rows, not user objects.
+_reviewers_of_case = PreparedRead(
+    lambda *, case_id: (
         get_user_model()
         .objects.filter(
-            pk__in=ReviewAssignment.objects.filter(claim__case=case).values("reviewer_id")
+            pk__in=ReviewAssignment.objects.filter(claim__case_id=case_id).values("reviewer_id")
         )
         .order_by("username")
         .values_list("pk", "username", "first_name", "last_name")
     )
-    return {
-        "verdicts": list(Rating.objects.order_by("order")),
-        "reviewers": [
-            (str(pk), f"{first_name} {last_name}".strip() or username)
-            for pk, username, first_name, last_name in people
-        ],
-    }
+)

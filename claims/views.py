@@ -45,6 +45,7 @@ from claims.selectors import (
     assignments_of,
     case_claim_index,
     case_filter_choices,
+    case_in_reach,
     case_list,
     case_marked_part,
     claim_for_page,
@@ -76,7 +77,7 @@ from factcheck.pagination import CountedPaginator
 from factcheck.public_pages import public_page
 from factcheck.roles import cases_visible_to, claims_visible_to, is_editor, sees_every_case
 from sources.highlighting import offset_in_text
-from sources.selectors import passage_occurrences
+from sources.selectors import latest_version_without_text, passage_occurrences
 from sources.services import quotation_create_from_selection
 
 CASES_PER_PAGE = 20
@@ -112,10 +113,7 @@ def _filtered(case, rows, *, status, verdict, reviewer):
 @permission_required("claims.view_case", raise_exception=True)
 @desk_page
 def case_detail_view(request, slug, create_form=None, status_code=200):
-    case = get_object_or_404(
-        cases_visible_to(request.user).select_related("source_under_check", "lead_editor"),
-        slug=slug,
-    )
+    case = _case(request, slug)
     filters = {
         "status": request.GET.get("status", ""),
         "verdict": request.GET.get("verdict", ""),
@@ -149,7 +147,7 @@ def case_detail_view(request, slug, create_form=None, status_code=200):
     if request.htmx and request.htmx.target == "claim-list":
         return render(request, "claims/case_detail.html#claim-list", context)
 
-    version = case.source_under_check.versions.without_text().order_by("-number").first()
+    version = latest_version_without_text(case.source_under_check)
     # Without a mouse: words found in the piece, then a match picked into the claim form.
     finder = PassageFinderForm(request.GET if "passage" in request.GET else None)
     occurrences = []
@@ -437,9 +435,10 @@ def _claim_context(request, case, pk, **extra):
 
 def _case(request, slug):
     """The case, if ``request.user`` may open it (``cases_visible_to``); else 404."""
-    return get_object_or_404(
-        cases_visible_to(request.user).select_related("source_under_check"), slug=slug
-    )
+    try:
+        return case_in_reach(slug, request.user)
+    except Case.DoesNotExist:
+        raise Http404("No case matches the given query.") from None
 
 
 def _submit(request, case, pk, *, form, form_key, partial, action, kept=dict):

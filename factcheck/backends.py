@@ -18,6 +18,7 @@ from django.db import connection
 from django.db.models.signals import m2m_changed
 from django.dispatch import receiver
 
+from factcheck.prepared import PreparedRead
 from factcheck.roles import ROLE_PERMISSIONS, remember_held_roles
 
 #: What a user object keeps of its permissions and roles (Django's and ours).
@@ -62,8 +63,24 @@ def _permissions_and_groups_sql():
     ).format(**tables)
 
 
+#: The logged-in user, read on every request: compiled once (see factcheck.prepared).
+_user_by_pk = PreparedRead(lambda *, pk: get_user_model()._default_manager.filter(pk=pk))
+
+
 class PermissionBackend(ModelBackend):
-    """ModelBackend, loading permissions and role groups together (see the module)."""
+    """
+    ModelBackend, loading permissions and role groups together (see the module)
+    and the session's user through a prepared read.
+    """
+
+    def get_user(self, user_id):
+        if type(user_id) is not int:
+            # Another kind of primary key than the default: as ModelBackend reads it.
+            return super().get_user(user_id)
+        rows = _user_by_pk(pk=user_id)
+        if rows and self.user_can_authenticate(rows[0]):
+            return rows[0]
+        return None
 
     def get_all_permissions(self, user_obj, obj=None):
         if not user_obj.is_active or user_obj.is_anonymous or obj is not None:

@@ -21,8 +21,11 @@ exactly the parameters where the stand-ins went, or preparing fails (a value
 that changes the query's form must be a shape argument instead). Later calls
 put the real values in those places and hand the SQL to Django's own compiler
 state, so that rows become model instances (with ``select_related`` and
-annotations) exactly as the queryset would make them. Prefetches are not
-run: read them with their own prepared reads and ``remember_related``.
+annotations), or ``values()`` and ``values_list()`` rows, exactly as the
+queryset would make them. Prefetches are not run: read them with their own
+prepared reads and ``remember_related``. A value that must change the SQL text
+(a list for ``__in``, a slice's bounds) cannot be a value; a read that needs
+one is left to the ORM.
 """
 
 import copy
@@ -65,8 +68,9 @@ class PreparationError(Exception):
 class _Prepared:
     """One compiled form of a read: SQL, parameters, and where the values go."""
 
-    def __init__(self, model, compiler, sql, params, slots):
-        self.model = model
+    def __init__(self, queryset, compiler, sql, params, slots):
+        self.queryset = queryset
+        self.model = queryset.model
         self.compiler = compiler
         self.sql = sql
         self.params = params
@@ -75,15 +79,20 @@ class _Prepared:
 
 class _CompiledQuery:
     """
-    Stands in for a QuerySet's query where Django's ModelIterable asks it for a
-    compiler, and hands over one that already knows its SQL.
+    Stands in for a QuerySet's query where Django's iterables (models, values,
+    values_list) ask it for a compiler, and hands over one that already knows
+    its SQL; what else they read of the query comes from the prepared one.
     """
 
-    def __init__(self, compiler):
+    def __init__(self, compiler, query):
         self._compiler = compiler
+        self._query = query
 
     def get_compiler(self, using=None, connection=None, elide_empty=True):
         return self._compiler
+
+    def __getattr__(self, name):
+        return getattr(self._query, name)
 
 
 class PreparedRead:
@@ -103,18 +112,18 @@ class PreparedRead:
         try:
             sql, params = compiler.as_sql()
         except EmptyResultSet:
-            return queryset.model, None, None, None
-        return queryset.model, compiler, sql, tuple(params)
+            return queryset, None, None, None
+        return queryset, compiler, sql, tuple(params)
 
     def _prepare(self, shape, values):
         rounds = [_stand_ins(values, round_) for round_ in (0, 1)]
-        (model, compiler, sql, params), (_model, _compiler, other_sql, other_params) = (
+        (queryset, compiler, sql, params), (_queryset, _compiler, other_sql, other_params) = (
             self._compile(shape, stand_ins) for stand_ins in rounds
         )
         if sql is None or other_sql is None:
             if sql is not other_sql:
                 raise PreparationError("Whether the read is empty depends on a value.")
-            return _Prepared(model, None, None, None, ())
+            return _Prepared(queryset, None, None, None, ())
         if sql != other_sql or len(params) != len(other_params):
             raise PreparationError("The read's SQL depends on a value: make it a shape argument.")
         by_stand_in = {stand_in: name for name, stand_in in rounds[0].items()}
@@ -127,7 +136,7 @@ class PreparedRead:
                 raise PreparationError(f"Parameter {position} changed with a value but is none.")
         # A value found in no parameter does not change the read (the SQL text did not
         # change with it either): a shape that ignores it, such as an editor's reach.
-        return _Prepared(model, compiler, sql, params, tuple(slots))
+        return _Prepared(queryset, compiler, sql, params, tuple(slots))
 
     def _prepared_for(self, shape, values):
         key = (shape, tuple(sorted(values)))
@@ -141,7 +150,7 @@ class PreparedRead:
         return prepared
 
     def __call__(self, *shape, **values):
-        """The rows, as model instances, in a list."""
+        """The rows, as the queryset gives them (instances, or ``values()`` rows), in a list."""
         for name, value in values.items():
             _check_value(name, value)
         prepared = self._prepared_for(shape, values)
@@ -154,7 +163,14 @@ class PreparedRead:
         # This thread's connection, not the one that was current when it was prepared.
         compiler.connection = connections[self.using]
         compiler.as_sql = lambda *args, **kwargs: (prepared.sql, params)
-        queryset = QuerySet(model=prepared.model, query=_CompiledQuery(compiler), using=self.using)
+        queryset = QuerySet(
+            model=prepared.model,
+            query=_CompiledQuery(compiler, prepared.queryset.query),
+            using=self.using,
+        )
+        # Rows as the prepared queryset gives them: instances, dicts or tuples.
+        queryset._iterable_class = prepared.queryset._iterable_class
+        queryset._fields = prepared.queryset._fields
         return list(queryset)
 
     def one(self, *shape, **values):

@@ -139,12 +139,17 @@ def works_on_reviews(user):
 
 def cases_visible_to(user):
     """The cases ``user`` may open: all for editors, those with a claim assigned to a reviewer."""
+    return cases_in_reach(claim_reach(user), user.pk)
+
+
+def cases_in_reach(reach, user_id):
+    """The cases of the claims that the user ``user_id``, reaching ``reach``, may open."""
     from claims.models import Case
 
-    if sees_every_case(user):
+    if reach == EVERY_CLAIM:
         return Case.objects.all()
-    if works_on_reviews(user):
-        return Case.objects.filter(pk__in=claims_visible_to(user).values("case_id"))
+    if reach == ASSIGNED_CLAIMS:
+        return Case.objects.filter(pk__in=claims_in_reach(reach, user_id).values("case_id"))
     return Case.objects.none()
 
 

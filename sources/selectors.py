@@ -5,6 +5,7 @@ import hashlib
 from django.db.models import Count, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 
+from factcheck.prepared import PreparedRead
 from sources import anchoring
 from sources.highlighting import cached_marked_part
 from sources.models import AnchoringStatus, Source, SourceVersion
@@ -30,6 +31,19 @@ def source_list():
         .annotate(version_count=Coalesce(Subquery(versions), 0))
         .order_by("title", "id")
     )
+
+
+_latest_version = PreparedRead(
+    lambda *, source_id: (
+        SourceVersion.objects.filter(source_id=source_id).without_text().order_by("-number")[:1]
+    )
+)
+
+
+def latest_version_without_text(source):
+    """``source``'s latest version, its text left in the database; None before an upload."""
+    rows = _latest_version(source_id=source.pk)
+    return rows[0] if rows else None
 
 
 def source_reader(source, *, at=0):

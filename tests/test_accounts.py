@@ -266,6 +266,20 @@ def test_changing_the_password_logs_out_the_other_sessions_but_not_this_one():
     assert user.check_password("a new and longer passphrase")
 
 
+def test_a_deactivated_or_deleted_user_is_logged_out_on_their_next_request():
+    deactivated, deleted = EditorFactory(username="dee"), EditorFactory(username="del")
+    clients = {user.username: Client() for user in (deactivated, deleted)}
+    for username, client in clients.items():
+        log_in(client, username, PASSWORD)
+        assert is_logged_in(client)
+
+    get_user_model().objects.filter(pk=deactivated.pk).update(is_active=False)
+    deleted.delete()
+
+    assert not is_logged_in(clients["dee"])
+    assert not is_logged_in(clients["del"])
+
+
 def test_a_password_change_refuses_a_weak_new_password():
     EditorFactory(username="eddie")
     client = Client()

@@ -4,8 +4,11 @@ exactly what its queryset gives, and refuse a queryset whose form depends on a
 value.
 """
 
+import threading
+
 import pytest
-from django.db.models import Count
+from django.db import connections
+from django.db.models import Count, F
 
 from claims.models import Claim, Evidence
 from claims.selectors import claim_for_page
@@ -53,6 +56,21 @@ def test_a_prepared_read_gives_what_its_queryset_gives_for_each_new_value():
         assert [described(row) for row in rows] == [described(row) for row in expected]
     assert described(read(case_id=second.case_id, statement="Second")[0])[-1] == 2
     assert read(case_id=first.case_id, statement="Second") == []
+
+
+def test_a_prepared_read_gives_values_rows_as_its_queryset_does():
+    claim = ClaimFactory(statement="Counted")
+    as_dicts = PreparedRead(
+        lambda *, pk: Claim.objects.filter(pk=pk).values("pk", "statement", title=F("case__title"))
+    )
+    as_tuples = PreparedRead(lambda *, pk: Claim.objects.filter(pk=pk).values_list("pk", "status"))
+    flat = PreparedRead(lambda *, pk: Claim.objects.filter(pk=pk).values_list("pk", flat=True))
+
+    assert as_dicts(pk=claim.pk) == [
+        {"pk": claim.pk, "statement": "Counted", "title": claim.case.title}
+    ]
+    assert as_tuples(pk=claim.pk) == [(claim.pk, claim.status)]
+    assert flat(pk=claim.pk) == [claim.pk]
 
 
 def test_a_prepared_read_runs_one_query_and_compiles_once(django_assert_num_queries):
@@ -165,3 +183,24 @@ def test_the_claim_page_refuses_a_claim_outside_a_reviewers_reach():
     assert claim_for_page(assigned.case, assigned.pk, reviewer) == assigned
     with pytest.raises(Claim.DoesNotExist):
         claim_for_page(other.case, other.pk, reviewer)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_read_prepared_in_one_thread_runs_on_another_threads_connection():
+    claim = ClaimFactory()
+    read = PreparedRead(lambda *, pk: Claim.objects.filter(pk=pk))
+    read(pk=claim.pk)
+    found = []
+
+    def in_a_worker():
+        try:
+            # Django refuses a connection used outside the thread that opened it.
+            found.extend(read(pk=claim.pk))
+        finally:
+            connections.close_all()
+
+    worker = threading.Thread(target=in_a_worker)
+    worker.start()
+    worker.join()
+
+    assert found == [claim]
