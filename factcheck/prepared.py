@@ -36,9 +36,13 @@ from django.core.exceptions import EmptyResultSet
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import QuerySet
 
-#: Stand-ins: far from any id or text a desk holds, and different each run.
-_INT_STAND_IN_BASE = 2**62 + secrets.randbits(40) * 1024
+#: Stand-ins: within the range of every integer column (Django turns a lookup
+#: of a value out of its column's range into an empty read, whatever the SQL
+#: would say), and text no desk holds.
+_INT_STAND_IN_BASE = 30011
 _TEXT_STAND_IN_TAG = secrets.token_hex(8)
+#: What the database's integers hold: another int is left to the ORM (see __call__).
+_INT_RANGE = range(-(2**63), 2**63)
 
 
 def _check_value(name, value):
@@ -153,6 +157,9 @@ class PreparedRead:
         """The rows, as the queryset gives them (instances, or ``values()`` rows), in a list."""
         for name, value in values.items():
             _check_value(name, value)
+            if type(value) is int and value not in _INT_RANGE:
+                # No row holds it, or the ORM says what it means (a 500 on SQLite otherwise).
+                return list(self.build(*shape, **values))
         prepared = self._prepared_for(shape, values)
         if prepared.compiler is None:
             return []

@@ -10,7 +10,7 @@ import pytest
 from django.db import connections
 from django.db.models import Count, F
 
-from claims.models import Claim, Evidence
+from claims.models import Claim, Evidence, Rating
 from claims.selectors import claim_for_page
 from factcheck.prepared import PreparationError, PreparedRead, remember_related
 from factcheck.roles import ASSIGNED_CLAIMS, EVERY_CLAIM, NO_CLAIM, claims_in_reach
@@ -18,6 +18,7 @@ from tests.factories import (
     ClaimFactory,
     CommentFactory,
     EvidenceFactory,
+    RatingFactory,
     ReviewAssignmentFactory,
     ReviewerFactory,
 )
@@ -97,6 +98,23 @@ def test_a_value_that_changes_the_sql_is_refused():
         in_the_text(start=1)
     with pytest.raises(PreparationError):
         through_a_pattern(words=claim.statement)
+
+
+def test_a_prepared_read_finds_rows_by_a_small_integer_column():
+    rating = RatingFactory(label="Mostly accurate", order=4)
+    by_order = PreparedRead(lambda *, order: Rating.objects.filter(order=order))
+
+    assert by_order(order=4) == [rating]
+    assert by_order(order=77) == []
+
+
+def test_an_integer_no_database_column_holds_reads_nothing_as_the_orm_would():
+    claim = ClaimFactory()
+    by_pk = PreparedRead(lambda *, pk: Claim.objects.filter(pk=pk))
+    by_pk(pk=claim.pk)
+
+    assert by_pk(pk=2**70) == []
+    assert by_pk(pk=-(2**64)) == []
 
 
 def test_a_value_of_another_type_is_refused():
