@@ -25,7 +25,6 @@ from factcheck.prepared import PreparedRead, remember_related
 from factcheck.roles import (
     EVERY_CLAIM,
     cases_in_reach,
-    cases_visible_to,
     claim_reach,
     claims_in_reach,
     sees_every_case,
@@ -49,7 +48,18 @@ CLAIM_ROW_FIELDS = (
 
 def case_list(user=None):
     """Every case (or every case ``user`` may open) with its claim counts, newest first."""
-    cases = Case.objects.all() if user is None else cases_visible_to(user)
+    if user is None:
+        return _case_list(EVERY_CLAIM, user_id=0)
+    return _case_list(claim_reach(user), user_id=user.pk)
+
+
+def case_list_rows(user):
+    """``case_list(user)`` as a prepared read that ``CountedPaginator`` cuts pages from."""
+    return _case_list_rows.sliced(claim_reach(user), user_id=user.pk)
+
+
+def _case_list(reach, *, user_id):
+    cases = cases_in_reach(reach, user_id)
     # Counted per listed case (a subquery each, run for the page's rows only),
     # not by grouping every claim of the desk before the page is cut; COUNT(*)
     # is answered from the (case, status) index without reading the claims.
@@ -79,6 +89,9 @@ def case_list(user=None):
         )
         .order_by("-created_at", "-id")
     )
+
+
+_case_list_rows = PreparedRead(_case_list)
 
 
 _case_with_people = PreparedRead(
@@ -232,8 +245,17 @@ def reviews_for(user):
     The review assignments of ``user``: undecided ones first (overdue ones at
     the top, as they have the earliest due dates), then decided ones.
     """
+    return _reviews_for(reviewer_id=user.pk)
+
+
+def review_rows(user):
+    """``reviews_for(user)`` as a prepared read that ``CountedPaginator`` cuts pages from."""
+    return _review_rows.sliced(reviewer_id=user.pk)
+
+
+def _reviews_for(*, reviewer_id):
     return (
-        assignments_of(user)
+        ReviewAssignment.objects.filter(reviewer_id=reviewer_id)
         .select_related("claim__case")
         # What a row of My reviews shows (claims/my_reviews.html#assignment-row).
         .only("due_on", "decision", "claim__statement", "claim__case__title")
@@ -244,6 +266,9 @@ def reviews_for(user):
             "id",
         )
     )
+
+
+_review_rows = PreparedRead(_reviews_for)
 
 
 @functools.cache

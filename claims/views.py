@@ -46,7 +46,7 @@ from claims.selectors import (
     case_claim_index,
     case_filter_choices,
     case_in_reach,
-    case_list,
+    case_list_rows,
     case_marked_part,
     claim_for_page,
     claim_history,
@@ -54,7 +54,7 @@ from claims.selectors import (
     claims_for_rows,
     claims_reviewed_by,
     quotations_for_evidence,
-    reviews_for,
+    review_rows,
 )
 from claims.services import (
     EDITABLE_FIELDS,
@@ -91,7 +91,7 @@ CORRECTIONS_PER_PAGE = 20
 @desk_page
 def case_list_view(request):
     page = CountedPaginator(
-        case_list(request.user), CASES_PER_PAGE, counted=cases_visible_to(request.user)
+        case_list_rows(request.user), CASES_PER_PAGE, counted=cases_visible_to(request.user)
     ).get_page(request.GET.get("page"))
     rows = rendered_rows("claims/case_list.html#case-row", "case", page.object_list)
     return render(request, "claims/case_list.html", {"page": page, "case_rows": rows})
@@ -225,7 +225,7 @@ def case_create_view(request):
 @desk_page
 def my_reviews_view(request):
     page = CountedPaginator(
-        reviews_for(request.user),
+        review_rows(request.user),
         REVIEWS_PER_PAGE,
         counted=assignments_of(request.user),
     ).get_page(request.GET.get("page"))

@@ -65,6 +65,14 @@ def _stand_ins(values, round_):
     return stand_ins
 
 
+#: Forms kept per read; past this, they are dropped and compiled again as used.
+MAX_PREPARED_FORMS = 1000
+
+
+class _Bounds(tuple):
+    """A slice's ``(start, stop)``, as the last shape argument: cut from the built queryset."""
+
+
 class PreparationError(Exception):
     """The queryset's form depends on a value: it cannot be prepared as it is."""
 
@@ -108,8 +116,14 @@ class PreparedRead:
         self._prepared = {}
         self._lock = threading.Lock()
 
+    def _built(self, shape, values):
+        if shape and type(shape[-1]) is _Bounds:
+            start, stop = shape[-1]
+            return self.build(*shape[:-1], **values)[start:stop]
+        return self.build(*shape, **values)
+
     def _compile(self, shape, values):
-        queryset = self.build(*shape, **values)
+        queryset = self._built(shape, values)
         if queryset._prefetch_related_lookups:
             raise PreparationError("A prepared read does not prefetch: prepare each relation.")
         compiler = queryset.query.get_compiler(using=self.using)
@@ -150,6 +164,8 @@ class PreparedRead:
                 prepared = self._prepared.get(key)
                 if prepared is None:
                     prepared = self._prepare(shape, values)
+                    if len(self._prepared) >= MAX_PREPARED_FORMS:
+                        self._prepared = {}
                     self._prepared[key] = prepared
         return prepared
 
@@ -159,7 +175,7 @@ class PreparedRead:
             _check_value(name, value)
             if type(value) is int and value not in _INT_RANGE:
                 # No row holds it, or the ORM says what it means (a 500 on SQLite otherwise).
-                return list(self.build(*shape, **values))
+                return list(self._built(shape, values))
         prepared = self._prepared_for(shape, values)
         if prepared.compiler is None:
             return []
@@ -191,6 +207,29 @@ class PreparedRead:
                 f"get() returned more than one {model._meta.object_name}."
             )
         return rows[0]
+
+    def sliced(self, *shape, **values):
+        """
+        The rows as a sequence that ``CountedPaginator`` cuts pages from:
+        ``rows[start:stop]`` reads those rows only, each page's bounds compiled
+        once as a shape. (It cannot count them: the paginator is given a count.)
+        """
+        return _Sliced(self, shape, values)
+
+
+class _Sliced:
+    def __init__(self, read, shape, values):
+        self.read, self.shape, self.values = read, shape, values
+
+    def __getitem__(self, bounds):
+        if not (
+            isinstance(bounds, slice)
+            and bounds.step is None
+            and type(bounds.start) is int
+            and type(bounds.stop) is int
+        ):
+            raise TypeError("A prepared read's rows are cut as rows[start:stop] only.")
+        return self.read(*self.shape, _Bounds((bounds.start, bounds.stop)), **self.values)
 
 
 def remember_related(instance, name, rows):

@@ -222,3 +222,21 @@ def test_a_read_prepared_in_one_thread_runs_on_another_threads_connection():
     worker.join()
 
     assert found == [claim]
+
+
+def test_sliced_rows_are_the_querysets_pages_each_read_in_one_query(django_assert_num_queries):
+    claims = ClaimFactory.create_batch(5)
+    by_id = PreparedRead(lambda: Claim.objects.order_by("id"))
+    rows = by_id.sliced()
+    rows[0:2]
+
+    with django_assert_num_queries(1):
+        first = rows[0:2]
+    assert first == claims[0:2]
+    assert rows[2:4] == claims[2:4]
+    assert rows[4:6] == claims[4:5]
+    assert rows[6:8] == []
+    with pytest.raises(TypeError):
+        rows[1]
+    with pytest.raises(TypeError):
+        rows[0:4:2]
