@@ -168,16 +168,7 @@ def claims_for_rows(case, rows):
     shows (``claims/case_detail.html#claim-row``) loaded.
     """
     ordinals = {row["pk"]: row["ordinal"] for row in rows}
-    claims = sorted(
-        # Sorted here by ordinal: the model's ordering would join the case and the
-        # quotation into a sort that is thrown away (and planning it costs more
-        # than the rows). The caller has the case already.
-        Claim.objects.filter(pk__in=ordinals)
-        .select_related("quotation", "verdict")
-        .only(*CLAIM_ROW_FIELDS)
-        .order_by(),
-        key=lambda claim: ordinals[claim.pk],
-    )
+    claims = sorted(_claims_for_rows(pks=tuple(ordinals)), key=lambda claim: ordinals[claim.pk])
     # A row links to its claim, which needs the case's slug and nothing else of
     # it: each row is stored under a digest of what it holds (factcheck.fragments).
     linked_case = Case.from_db(case._state.db, ["id", "slug"], [case.pk, case.slug])
@@ -185,6 +176,19 @@ def claims_for_rows(case, rows):
         claim.case = linked_case
         claim.ordinal = ordinals[claim.pk]
     return claims
+
+
+_claims_for_rows = PreparedRead(
+    lambda *, pks: (
+        Claim.objects.filter(pk__in=pks)
+        .select_related("quotation", "verdict")
+        .only(*CLAIM_ROW_FIELDS)
+        # Sorted by the caller, by ordinal: the model's ordering would join the case and
+        # the quotation into a sort that is thrown away (and planning it costs more
+        # than the rows). The caller has the case already.
+        .order_by()
+    )
+)
 
 
 def case_marked_part(case, version, rows, *, at=0):

@@ -45,24 +45,44 @@ _TEXT_STAND_IN_TAG = secrets.token_hex(8)
 _INT_RANGE = range(-(2**63), 2**63)
 
 
-def _check_value(name, value):
+#: Stand-ins per read, at most: more (a long list for ``__in``) is left to the ORM.
+MAX_STAND_INS = 1000
+
+
+def _items(name, value):
+    """``value`` as ``[(index, item)]``: a tuple's items (ints, for ``__in``), or itself."""
+    if type(value) is tuple:
+        if not all(type(item) is int for item in value):
+            raise TypeError(f"A prepared read's tuple {name}= must hold ints only.")
+        return list(enumerate(value))
     if type(value) not in (int, str):
         raise TypeError(
-            f"A prepared read's value {name}= must be an int or a str, "
+            f"A prepared read's value {name}= must be an int, a str or a tuple of ints, "
             f"not {type(value).__name__}: pass other values as shape arguments."
         )
+    return [(None, value)]
 
 
 def _stand_ins(values, round_):
-    """A stand-in for each value, of its type, unlike any other and unlike real data."""
+    """``{(name, index): stand-in}``: one for each item, of its type, unlike any other."""
     stand_ins = {}
-    for index, (name, value) in enumerate(sorted(values.items())):
-        _check_value(name, value)
-        if type(value) is int:
-            stand_ins[name] = _INT_STAND_IN_BASE + 2 * index + round_
-        else:
-            stand_ins[name] = f"\ufffe{_TEXT_STAND_IN_TAG}:{index}:{round_}"
+    for name, value in sorted(values.items()):
+        for index, item in _items(name, value):
+            number = len(stand_ins)
+            if type(item) is int:
+                stand_ins[name, index] = _INT_STAND_IN_BASE + 2 * number + round_
+            else:
+                stand_ins[name, index] = f"\ufffe{_TEXT_STAND_IN_TAG}:{number}:{round_}"
     return stand_ins
+
+
+def _with_stand_ins(values, stand_ins):
+    return {
+        name: tuple(stand_ins[name, index] for index in range(len(value)))
+        if type(value) is tuple
+        else stand_ins[name, None]
+        for name, value in values.items()
+    }
 
 
 #: Forms kept per read; past this, they are dropped and compiled again as used.
@@ -136,7 +156,7 @@ class PreparedRead:
     def _prepare(self, shape, values):
         rounds = [_stand_ins(values, round_) for round_ in (0, 1)]
         (queryset, compiler, sql, params), (_queryset, _compiler, other_sql, other_params) = (
-            self._compile(shape, stand_ins) for stand_ins in rounds
+            self._compile(shape, _with_stand_ins(values, stand_ins)) for stand_ins in rounds
         )
         if sql is None or other_sql is None:
             if sql is not other_sql:
@@ -144,12 +164,12 @@ class PreparedRead:
             return _Prepared(queryset, None, None, None, ())
         if sql != other_sql or len(params) != len(other_params):
             raise PreparationError("The read's SQL depends on a value: make it a shape argument.")
-        by_stand_in = {stand_in: name for name, stand_in in rounds[0].items()}
+        by_stand_in = {stand_in: item for item, stand_in in rounds[0].items()}
         slots = []
         for position, (first, second) in enumerate(zip(params, other_params, strict=True)):
-            name = by_stand_in.get(first)
-            if name is not None and second == rounds[1][name] and type(first) is type(second):
-                slots.append((position, name))
+            item = by_stand_in.get(first)
+            if item is not None and second == rounds[1][item] and type(first) is type(second):
+                slots.append((position, item))
             elif first != second:
                 raise PreparationError(f"Parameter {position} changed with a value but is none.")
         # A value found in no parameter does not change the read (the SQL text did not
@@ -157,7 +177,16 @@ class PreparedRead:
         return _Prepared(queryset, compiler, sql, params, tuple(slots))
 
     def _prepared_for(self, shape, values):
-        key = (shape, tuple(sorted(values)))
+        # A tuple's length is part of the form: ``IN`` has a placeholder for each item.
+        key = (
+            shape,
+            tuple(
+                sorted(
+                    (name, len(value) if type(value) is tuple else None)
+                    for name, value in values.items()
+                )
+            ),
+        )
         prepared = self._prepared.get(key)
         if prepared is None:
             with self._lock:
@@ -171,17 +200,19 @@ class PreparedRead:
 
     def __call__(self, *shape, **values):
         """The rows, as the queryset gives them (instances, or ``values()`` rows), in a list."""
-        for name, value in values.items():
-            _check_value(name, value)
-            if type(value) is int and value not in _INT_RANGE:
-                # No row holds it, or the ORM says what it means (a 500 on SQLite otherwise).
-                return list(self._built(shape, values))
+        items = [item for name, value in values.items() for _index, item in _items(name, value)]
+        if len(items) > MAX_STAND_INS or any(
+            # No row holds such an int, or the ORM says what it means (SQLite would fail).
+            type(item) is int and item not in _INT_RANGE
+            for item in items
+        ):
+            return list(self._built(shape, values))
         prepared = self._prepared_for(shape, values)
         if prepared.compiler is None:
             return []
         params = list(prepared.params)
-        for position, name in prepared.slots:
-            params[position] = values[name]
+        for position, (name, index) in prepared.slots:
+            params[position] = values[name] if index is None else values[name][index]
         compiler = copy.copy(prepared.compiler)
         # This thread's connection, not the one that was current when it was prepared.
         compiler.connection = connections[self.using]

@@ -120,10 +120,29 @@ def test_an_integer_no_database_column_holds_reads_nothing_as_the_orm_would():
 def test_a_value_of_another_type_is_refused():
     read = PreparedRead(lambda *, pk: Claim.objects.filter(pk=pk))
 
-    with pytest.raises(TypeError, match="int or a str"):
+    with pytest.raises(TypeError, match="an int, a str or a tuple of ints"):
         read(pk=1.0)
     with pytest.raises(TypeError):
         read(pk=True)
+
+
+def test_a_tuple_of_ids_is_read_as_in_with_each_length_prepared_on_its_own(
+    django_assert_num_queries,
+):
+    claims = ClaimFactory.create_batch(3)
+    ids = tuple(claim.pk for claim in claims)
+    by_ids = PreparedRead(lambda *, pks: Claim.objects.filter(pk__in=pks).order_by("id"))
+
+    assert by_ids(pks=ids) == claims
+    assert by_ids(pks=ids[:2]) == claims[:2]
+    assert by_ids(pks=(ids[2], ids[0])) == [claims[0], claims[2]]
+    assert by_ids(pks=(ids[1], ids[1])) == [claims[1]]
+    with django_assert_num_queries(0):
+        assert by_ids(pks=()) == []
+    # Longer than it stands in for: read by the ORM, with the same answer.
+    assert by_ids(pks=ids + tuple(range(-1, -2000, -1))) == claims
+    with pytest.raises(TypeError, match="ints only"):
+        by_ids(pks=(str(ids[0]),))
 
 
 def test_each_shape_is_prepared_on_its_own_and_an_empty_one_reads_nothing(
