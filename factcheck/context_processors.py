@@ -1,4 +1,6 @@
-from django.urls import reverse
+import functools
+
+from django.urls import get_script_prefix, reverse
 
 from factcheck.roles import role_names
 
@@ -11,13 +13,18 @@ NAVIGATION = [
 ]
 
 
+@functools.lru_cache(maxsize=16)
+def _navigation_urls(script_prefix):
+    """``[(label, URL name, URL)]`` under ``script_prefix``: reversed once, not on each page."""
+    return [(label, url_name, reverse(url_name)) for label, url_name in NAVIGATION]
+
+
 def navigation(request):
     """The main navigation, with the current section marked, and the user's roles."""
     from claims.selectors import open_review_count
 
     items = []
-    for label, url_name in NAVIGATION:
-        url = reverse(url_name)
+    for label, url_name, url in _navigation_urls(get_script_prefix()):
         item = {"label": label, "url": url, "current": request.path.startswith(url)}
         if url_name == "claims:my_reviews" and request.user.is_authenticated:
             item["count"] = open_review_count(request.user)

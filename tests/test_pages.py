@@ -1,5 +1,5 @@
 import pytest
-from django.urls import reverse
+from django.urls import reverse, set_script_prefix
 from django.utils import timezone
 
 from claims.models import Claim, ClaimStatus, Rating
@@ -540,3 +540,18 @@ def test_a_passage_picked_without_a_mouse_opens_the_part_it_is_in(editor_client)
 
     assert "Part 2 of 3" in response.text
     assert "“Paragraph 300:”" in response.text
+
+
+def test_the_navigation_links_follow_the_path_the_app_is_served_under(editor_client):
+    # Reversed once per prefix and kept: a second prefix must not get the first's links.
+    case_list = reverse("claims:case_list")
+    set_script_prefix("/desk/")
+    try:
+        under_desk = editor_client.get(case_list)
+    finally:
+        set_script_prefix("/")
+    at_root = editor_client.get(case_list)
+
+    assert '<a href="/desk/reviews/"' in under_desk.text
+    assert '<a href="/reviews/"' in at_root.text
+    assert '<a href="/desk/' not in at_root.text
