@@ -8,7 +8,7 @@ from django.db.models.functions import Coalesce
 from factcheck.prepared import PreparedRead
 from sources import anchoring
 from sources.highlighting import cached_marked_part
-from sources.models import AnchoringStatus, Source, SourceVersion
+from sources.models import AnchoringStatus, Quotation, Reanchoring, Source, SourceVersion
 
 # Characters of context shown either side of a found passage.
 PASSAGE_CONTEXT_CHARS = 60
@@ -46,6 +46,37 @@ def latest_version_without_text(source):
     return rows[0] if rows else None
 
 
+# The source reader's reads, the same on every request: compiled once (factcheck.prepared).
+_versions_of_source = PreparedRead(
+    lambda *, source_id: (
+        SourceVersion.objects.filter(source_id=source_id)
+        .without_text()
+        .select_related("uploaded_by")
+        .order_by("-number")
+    )
+)
+_quotations_listed = PreparedRead(
+    lambda *, version_id: (
+        Quotation.objects.filter(version_id=version_id)
+        .order_by("start", "end")
+        .values_list("start", "end", "pk", "created_by__username")
+    )
+)
+_reanchorings_of_version = PreparedRead(
+    lambda *, version_id: Reanchoring.objects.filter(version_id=version_id).select_related(
+        "quotation", "new_quotation", "confirmed_by"
+    )
+)
+
+
+_source_by_pk = PreparedRead(lambda *, pk: Source.objects.filter(pk=pk))
+
+
+def source_by_pk(pk):
+    """The source ``pk``, or Source.DoesNotExist."""
+    return _source_by_pk.one(pk=pk)
+
+
 def source_reader(source, *, at=0):
     """
     Everything the source page shows: the versions, the part of the current
@@ -53,9 +84,7 @@ def source_reader(source, *, at=0):
     quotations, and what became of the previous version's quotations when this
     one arrived.
     """
-    versions = list(
-        source.versions.without_text().select_related("uploaded_by").order_by("-number")
-    )
+    versions = _versions_of_source(source_id=source.pk)
     current = versions[0] if versions else None
     quotations, part, reanchorings = [], None, []
     # What the list of quotations shows, cheaply: quotations never change, so
@@ -64,7 +93,7 @@ def source_reader(source, *, at=0):
     listed = []
     if current is not None:
         quotations = current.quotations.select_related("created_by").order_by("start", "end")
-        listed = list(quotations.values_list("start", "end", "pk", "created_by__username"))
+        listed = _quotations_listed(version_id=current.pk)
         if current.is_ready:
             part = cached_marked_part(
                 current,
@@ -72,9 +101,7 @@ def source_reader(source, *, at=0):
                 mark_class="quote-mark",
                 at=at,
             )
-        reanchorings = list(
-            current.reanchorings.select_related("quotation", "new_quotation", "confirmed_by")
-        )
+        reanchorings = _reanchorings_of_version(version_id=current.pk)
     summary = {status: 0 for status in AnchoringStatus.values}
     for reanchoring in reanchorings:
         summary[reanchoring.status] += 1

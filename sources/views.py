@@ -4,7 +4,7 @@ from django.contrib.auth.decorators import permission_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db import transaction
-from django.http import FileResponse
+from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.text import slugify
 from django.views.decorators.http import require_POST
@@ -15,7 +15,7 @@ from sources import anchoring
 from sources.forms import QuoteFinderForm, SelectionForm, SourceForm, UploadForm
 from sources.highlighting import offset_in_text
 from sources.models import Reanchoring, Source, SourceVersion
-from sources.selectors import passage_occurrences, source_list, source_reader
+from sources.selectors import passage_occurrences, source_by_pk, source_list, source_reader
 from sources.services import (
     quotation_create_from_selection,
     reanchoring_confirm,
@@ -72,7 +72,10 @@ def source_create_view(request):
 @permission_required("sources.view_source", raise_exception=True)
 @desk_page
 def source_detail_view(request, pk):
-    source = get_object_or_404(Source, pk=pk)
+    try:
+        source = source_by_pk(pk)
+    except Source.DoesNotExist:
+        raise Http404("No source matches the given query.") from None
     context = source_reader(source, at=offset_in_text(request.GET.get("at")))
     if request.htmx and request.htmx.target == "version-panel":
         # Only the page's poll asks for the panel by GET. Its last answer, once
