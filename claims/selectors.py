@@ -19,7 +19,7 @@ from claims.models import (
     Rating,
     ReviewAssignment,
 )
-from factcheck.audit import history_for
+from factcheck.audit import latest_history_for
 from factcheck.database import containing_words
 from factcheck.prepared import PreparedRead, remember_related
 from factcheck.roles import (
@@ -359,7 +359,7 @@ def claim_for_page(case, pk, user=None):
 
 def claim_history(claim):
     """The claim's audit events, newest first."""
-    return history_for(claim)[:200]
+    return latest_history_for(claim, 200)
 
 
 def quotations_for_evidence(case, query, limit=20):
