@@ -58,6 +58,16 @@ def case_list_rows(user):
     return _case_list_rows.sliced(claim_reach(user), user_id=user.pk)
 
 
+def case_count(user):
+    """How many cases ``user`` may open (the case list lists them all)."""
+    return _cases_in_reach.count(claim_reach(user), user_id=user.pk)
+
+
+_cases_in_reach = PreparedRead(
+    lambda reach, *, user_id: cases_in_reach(reach, user_id).order_by().values("pk")
+)
+
+
 def _case_list(reach, *, user_id):
     cases = cases_in_reach(reach, user_id)
     # Counted per listed case (a subquery each, run for the page's rows only),
@@ -239,9 +249,16 @@ def claim_status_summary(case, *, index=None):
     return [(value, label, counts.get(value, 0)) for value, label in ClaimStatus.choices]
 
 
-def assignments_of(user):
-    """Every review assignment of ``user``, plainly (to count them)."""
-    return ReviewAssignment.objects.filter(reviewer=user)
+def assignment_count(user):
+    """How many review assignments ``user`` has (My reviews lists them all)."""
+    return _assignments_of.count(reviewer_id=user.pk)
+
+
+_assignments_of = PreparedRead(
+    lambda *, reviewer_id: (
+        ReviewAssignment.objects.filter(reviewer_id=reviewer_id).order_by().values("pk")
+    )
+)
 
 
 def reviews_for(user):

@@ -42,8 +42,9 @@ from claims.models import (
 )
 from claims.reports import TooManyReports, report_close, report_convert, report_submit
 from claims.selectors import (
-    assignments_of,
+    assignment_count,
     case_claim_index,
+    case_count,
     case_filter_choices,
     case_in_reach,
     case_list_rows,
@@ -75,7 +76,7 @@ from factcheck.desk_pages import desk_page
 from factcheck.fragments import rendered_rows
 from factcheck.pagination import CountedPaginator
 from factcheck.public_pages import public_page
-from factcheck.roles import cases_visible_to, claims_visible_to, is_editor, sees_every_case
+from factcheck.roles import claims_visible_to, is_editor, sees_every_case
 from sources.highlighting import offset_in_text
 from sources.selectors import latest_version_without_text, passage_occurrences
 from sources.services import quotation_create_from_selection
@@ -91,7 +92,7 @@ CORRECTIONS_PER_PAGE = 20
 @desk_page
 def case_list_view(request):
     page = CountedPaginator(
-        case_list_rows(request.user), CASES_PER_PAGE, counted=cases_visible_to(request.user)
+        case_list_rows(request.user), CASES_PER_PAGE, count=lambda: case_count(request.user)
     ).get_page(request.GET.get("page"))
     rows = rendered_rows("claims/case_list.html#case-row", "case", page.object_list)
     return render(request, "claims/case_list.html", {"page": page, "case_rows": rows})
@@ -227,7 +228,7 @@ def my_reviews_view(request):
     page = CountedPaginator(
         review_rows(request.user),
         REVIEWS_PER_PAGE,
-        counted=assignments_of(request.user),
+        count=lambda: assignment_count(request.user),
     ).get_page(request.GET.get("page"))
     rows = rendered_rows("claims/my_reviews.html#assignment-row", "assignment", page.object_list)
     return render(request, "claims/my_reviews.html", {"page": page, "assignment_rows": rows})

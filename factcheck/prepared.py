@@ -108,6 +108,25 @@ class _Prepared:
         self.params = params
         self.slots = slots
 
+    def params_for(self, values):
+        """The parameters with ``values`` in their places."""
+        params = list(self.params)
+        for position, (name, index) in self.slots:
+            params[position] = values[name] if index is None else values[name][index]
+        return params
+
+
+def _preparable(values):
+    """
+    Whether a prepared form may run with ``values``: else the ORM reads them. No
+    row holds an int beyond the database's (SQLite would fail on one), and a
+    long tuple would need more stand-ins than a read has.
+    """
+    items = [item for name, value in values.items() for _index, item in _items(name, value)]
+    return len(items) <= MAX_STAND_INS and not any(
+        type(item) is int and item not in _INT_RANGE for item in items
+    )
+
 
 class _CompiledQuery:
     """
@@ -200,19 +219,12 @@ class PreparedRead:
 
     def __call__(self, *shape, **values):
         """The rows, as the queryset gives them (instances, or ``values()`` rows), in a list."""
-        items = [item for name, value in values.items() for _index, item in _items(name, value)]
-        if len(items) > MAX_STAND_INS or any(
-            # No row holds such an int, or the ORM says what it means (SQLite would fail).
-            type(item) is int and item not in _INT_RANGE
-            for item in items
-        ):
+        if not _preparable(values):
             return list(self._built(shape, values))
         prepared = self._prepared_for(shape, values)
         if prepared.compiler is None:
             return []
-        params = list(prepared.params)
-        for position, (name, index) in prepared.slots:
-            params[position] = values[name] if index is None else values[name][index]
+        params = prepared.params_for(values)
         compiler = copy.copy(prepared.compiler)
         # This thread's connection, not the one that was current when it was prepared.
         compiler.connection = connections[self.using]
@@ -226,6 +238,19 @@ class PreparedRead:
         queryset._iterable_class = prepared.queryset._iterable_class
         queryset._fields = prepared.queryset._fields
         return list(queryset)
+
+    def count(self, *shape, **values):
+        """How many rows the read gives: its compiled SQL, counted by the database."""
+        if not _preparable(values):
+            return self._built(shape, values).count()
+        prepared = self._prepared_for(shape, values)
+        if prepared.compiler is None:
+            return 0
+        # The text is the ORM's own compilation; every value stays a parameter.
+        counting = f"SELECT COUNT(*) FROM ({prepared.sql}) counted"  # noqa: S608
+        with connections[self.using].cursor() as cursor:
+            cursor.execute(counting, prepared.params_for(values))
+            return cursor.fetchone()[0]
 
     def one(self, *shape, **values):
         """The one row, as ``QuerySet.get()`` gives it (or raises)."""

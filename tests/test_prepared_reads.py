@@ -115,6 +115,7 @@ def test_an_integer_no_database_column_holds_reads_nothing_as_the_orm_would():
 
     assert by_pk(pk=2**70) == []
     assert by_pk(pk=-(2**64)) == []
+    assert by_pk.count(pk=2**70) == 0
 
 
 def test_a_value_of_another_type_is_refused():
@@ -259,3 +260,21 @@ def test_sliced_rows_are_the_querysets_pages_each_read_in_one_query(django_asser
         rows[1]
     with pytest.raises(TypeError):
         rows[0:4:2]
+
+
+def test_a_prepared_read_counts_its_rows_in_one_query(django_assert_num_queries):
+    mine = ClaimFactory.create_batch(3)
+    reviewer = ReviewerFactory()
+    for claim in mine[:2]:
+        ReviewAssignmentFactory(claim=claim, reviewer=reviewer)
+    read = PreparedRead(
+        lambda reach, *, user_id: claims_in_reach(reach, user_id).order_by().values("pk")
+    )
+    read.count(ASSIGNED_CLAIMS, user_id=reviewer.pk)
+
+    with django_assert_num_queries(1):
+        assert read.count(ASSIGNED_CLAIMS, user_id=reviewer.pk) == 2
+    assert read.count(ASSIGNED_CLAIMS, user_id=reviewer.pk + 1000) == 0
+    assert read.count(EVERY_CLAIM, user_id=reviewer.pk) == Claim.objects.count()
+    with django_assert_num_queries(0):
+        assert read.count(NO_CLAIM, user_id=reviewer.pk) == 0
