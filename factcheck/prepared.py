@@ -7,25 +7,27 @@ source, verdict and author (70 columns), against 0.3 ms to run it. A page read
 the same way on every request can skip that work:
 
     claim_rows = PreparedRead(
-        lambda reach, *, case_id, pk: claims_in_reach(reach).filter(case_id=case_id, pk=pk)
+        lambda reach, *, case_id, pk, user_id: claims_in_reach(reach, user_id)
+        .filter(case_id=case_id, pk=pk)
         .select_related("verdict")
     )
-    claim = claim_rows.one("all", case_id=3, pk=7)
+    claim = claim_rows.one(EVERY_CLAIM, case_id=3, pk=7, user_id=5)
 
 The function builds the queryset from *shape* arguments (positional: anything
 hashable that changes the query's form, such as a user's reach) and *values*
-(keyword: ints and strings that only fill in parameters). For each database
-and shape the queryset is built and compiled twice, with different stand-in
-values; the two compilations must give the same SQL text and differ in
-exactly the parameters where the stand-ins went, or preparing fails (a value
-that changes the query's form must be a shape argument instead). Later calls
+(keyword: ints, strings, or tuples of ints for ``__in``, that only fill in
+parameters; the function must not branch on them). For each database, shape
+and tuple length the queryset is built and compiled twice, with different
+stand-in values; the two compilations must give the same SQL text and differ
+in exactly the parameters where the stand-ins went, or preparing fails (a
+value that changes the query's form, such as a pattern for ``__icontains`` or
+a slice's bounds, must be a shape argument or stay with the ORM). Later calls
 put the real values in those places and hand the SQL to Django's own compiler
 state, so that rows become model instances (with ``select_related`` and
 annotations), or ``values()`` and ``values_list()`` rows, exactly as the
 queryset would make them. Prefetches are not run: read them with their own
-prepared reads and ``remember_related``. A value that must change the SQL text
-(a list for ``__in``, a slice's bounds) cannot be a value; a read that needs
-one is left to the ORM.
+prepared reads and ``remember_related``. ``sliced()`` gives the rows to
+``CountedPaginator``, each page's bounds compiled once; ``count()`` counts them.
 """
 
 import copy
@@ -197,8 +199,11 @@ class PreparedRead:
 
     def _prepared_for(self, shape, values):
         # A tuple's length is part of the form: ``IN`` has a placeholder for each item.
+        # (Whether the last shape argument is a slice's bounds too: a shape argument
+        # that is a tuple of two ints would be equal to them.)
         key = (
             shape,
+            bool(shape) and type(shape[-1]) is _Bounds,
             tuple(
                 sorted(
                     (name, len(value) if type(value) is tuple else None)
