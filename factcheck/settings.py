@@ -107,6 +107,9 @@ TEMPLATES = [
     },
 ]
 
+# Plain inputs and textareas written out in Python, the rest from Django's templates.
+FORM_RENDERER = "factcheck.widgets.FormRenderer"
+
 # SQLite by default, tuned for a small team: WAL lets readers work while one
 # writer writes, IMMEDIATE transactions take the write lock up front (no
 # "database is locked" half-way through a transaction), and the busy timeout

@@ -74,3 +74,48 @@ def test_the_case_page_filter_marks_the_chosen_reviewer():
         Context({"reviewers": [("4", "Dee"), ("12", "Eve")], "reviewer": "12"})
     )
     assert written == '<option value="4">Dee</option><option value="12" selected>Eve</option>'
+
+
+class Everything(forms.Form):
+    """A field of each widget the renderer writes in Python, with awkward values."""
+
+    title = forms.CharField(help_text="As credited.", max_length=20)
+    email = forms.EmailField(required=False)
+    url = forms.URLField(required=False)
+    number = forms.IntegerField(required=False, widget=forms.NumberInput(attrs={"step": 2}))
+    password = forms.CharField(widget=forms.PasswordInput(render_value=True))
+    search = forms.CharField(required=False, widget=forms.SearchInput())
+    phone = forms.CharField(required=False, widget=forms.TelInput(attrs={"data-x": '"<&>'}))
+    due_on = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    token = forms.CharField(widget=forms.HiddenInput())
+    agreed = forms.BooleanField(required=False, widget=forms.CheckboxInput(attrs={"x": False}))
+    notes = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}))
+
+
+AWKWARD = {
+    "title": 'Say "<b>hi</b>" & go',
+    "email": "not an address",
+    "url": "https://example.com/?a=1&b=<2>",
+    "number": "0",
+    "password": "p<a>ss",
+    "search": "",
+    "phone": "+1 & 2",
+    "due_on": "2026-13-45",
+    "token": "'quoted'",
+    "agreed": "on",
+    "notes": "\nfirst line\n<second> & \"third\"",
+}
+
+
+@pytest.mark.parametrize("data", [None, AWKWARD, {"notes": "", "agreed": ""}])
+@pytest.mark.parametrize("name", list(Everything.base_fields))
+def test_the_form_renderer_writes_each_input_exactly_as_djangos_templates(name, data):
+    from django.forms.renderers import DjangoTemplates
+
+    from factcheck.widgets import FormRenderer
+
+    ours = Everything(data, renderer=FormRenderer())[name]
+    djangos = Everything(data, renderer=DjangoTemplates())[name]
+
+    assert str(ours) == str(djangos)
+    assert type(ours.form.renderer) is FormRenderer
