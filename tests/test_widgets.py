@@ -103,7 +103,7 @@ AWKWARD = {
     "due_on": "2026-13-45",
     "token": "'quoted'",
     "agreed": "on",
-    "notes": "\nfirst line\n<second> & \"third\"",
+    "notes": '\nfirst line\n<second> & "third"',
 }
 
 
