@@ -189,11 +189,26 @@ def render_fragments(template_name, contexts):
     return [mark_safe(stored[key] if key in stored else missing[key]) for key in keys]  # noqa: S308
 
 
+class RenderedRows(list):
+    """
+    ``[(object, html)]``, which a template writes whole (``{{ rows }}``): one
+    string joined in Python, where a ``{% for %}`` loop costs a context and a
+    variable lookup for each row.
+    """
+
+    def __str__(self):
+        # Each row is a rendered template fragment, escaped as it was rendered.
+        return mark_safe("".join(html for _object, html in self))  # noqa: S308
+
+    __html__ = __str__
+
+
 def rendered_rows(template_name, name, objects):
     """
     ``[(object, html)]`` for ``objects``, each rendered by the partial
-    ``template_name`` with the object as ``name`` and nothing else.
+    ``template_name`` with the object as ``name`` and nothing else
+    (``RenderedRows``).
     """
     objects = list(objects)
     html = render_fragments(template_name, [{name: item} for item in objects])
-    return list(zip(objects, html, strict=True))
+    return RenderedRows(zip(objects, html, strict=True))

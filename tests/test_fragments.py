@@ -7,6 +7,7 @@ import datetime
 
 import pytest
 from django.core.cache import caches
+from django.template import Context, Template
 from django.template.loader import get_template
 from django.test.signals import template_rendered
 from django.urls import reverse, set_script_prefix
@@ -106,6 +107,17 @@ def test_a_changed_rating_label_shows_in_every_row_that_has_it():
     html = rendered_rows(CLAIM_ROW, "claim", claims_of(case))[0][1]
     assert "Largely accurate" in html
     assert "Mostly accurate" not in html
+
+
+def test_a_template_writes_rendered_rows_whole_with_their_text_escaped_once():
+    case = case_with_claims(2)
+    Claim.objects.filter(case=case).update(statement="Growth <b>doubled</b> & more")
+    rows = rendered_rows(CLAIM_ROW, "claim", claims_of(case))
+
+    written = Template("<ul>{{ rows }}</ul>").render(Context({"rows": rows}))
+
+    assert written == "<ul>" + rows[0][1] + rows[1][1] + "</ul>"
+    assert written.count("Growth &lt;b&gt;doubled&lt;/b&gt; &amp; more") == 2
 
 
 def test_whether_an_assignment_is_overdue_is_worked_out_again_the_next_day(monkeypatch):
