@@ -76,6 +76,16 @@ def test_the_case_page_filter_marks_the_chosen_reviewer():
     assert written == '<option value="4">Dee</option><option value="12" selected>Eve</option>'
 
 
+def test_a_remembered_option_list_follows_its_selection_and_its_labels():
+    reviewers = [("4", "Dee"), ("12", "Eve")]
+
+    assert options_html(reviewers, "12") == options_html(list(reviewers), 12)
+    assert '<option value="4" selected>' in options_html(reviewers, "4")
+    assert ">Eva</option>" in options_html([("4", "Dee"), ("12", "Eva")], "12")
+    # A choice that cannot be remembered (a list, unhashable) is written all the same.
+    assert options_html([["4", "Dee"]], "4") == '<option value="4" selected>Dee</option>'
+
+
 class Everything(forms.Form):
     """A field of each widget the renderer writes in Python, with awkward values."""
 
