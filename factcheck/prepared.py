@@ -35,7 +35,7 @@ import secrets
 import threading
 
 from django.core.exceptions import EmptyResultSet
-from django.db import DEFAULT_DB_ALIAS, connections
+from django.db import connections, router
 from django.db.models import QuerySet
 
 #: Stand-ins: within the range of every integer column (Django turns a lookup
@@ -149,13 +149,25 @@ class _CompiledQuery:
 
 
 class PreparedRead:
-    """A read built by ``build(*shape, **values)``, compiled once per database and shape."""
+    """
+    A read built by ``build(*shape, **values)``, compiled once per database and
+    shape. It reads from ``using``, or else from the database that the routers
+    (``DATABASE_ROUTERS``) name for its model, as the queryset would.
+    """
 
-    def __init__(self, build, *, using=DEFAULT_DB_ALIAS):
+    def __init__(self, build, *, using=None):
         self.build = build
         self.using = using
+        self._model = None
         self._prepared = {}
         self._lock = threading.Lock()
+
+    def _alias(self, shape, values):
+        if self.using is not None:
+            return self.using
+        if self._model is None:
+            self._model = self._built(shape, _with_stand_ins(values, _stand_ins(values, 0))).model
+        return router.db_for_read(self._model)
 
     def _built(self, shape, values):
         if shape and type(shape[-1]) is _Bounds:
@@ -163,21 +175,21 @@ class PreparedRead:
             return self.build(*shape[:-1], **values)[start:stop]
         return self.build(*shape, **values)
 
-    def _compile(self, shape, values):
+    def _compile(self, alias, shape, values):
         queryset = self._built(shape, values)
         if queryset._prefetch_related_lookups:
             raise PreparationError("A prepared read does not prefetch: prepare each relation.")
-        compiler = queryset.query.get_compiler(using=self.using)
+        compiler = queryset.query.get_compiler(using=alias)
         try:
             sql, params = compiler.as_sql()
         except EmptyResultSet:
             return queryset, None, None, None
         return queryset, compiler, sql, tuple(params)
 
-    def _prepare(self, shape, values):
+    def _prepare(self, alias, shape, values):
         rounds = [_stand_ins(values, round_) for round_ in (0, 1)]
         (queryset, compiler, sql, params), (_queryset, _compiler, other_sql, other_params) = (
-            self._compile(shape, _with_stand_ins(values, stand_ins)) for stand_ins in rounds
+            self._compile(alias, shape, _with_stand_ins(values, stand_ins)) for stand_ins in rounds
         )
         if sql is None or other_sql is None:
             if sql is not other_sql:
@@ -198,10 +210,13 @@ class PreparedRead:
         return _Prepared(queryset, compiler, sql, params, tuple(slots))
 
     def _prepared_for(self, shape, values):
+        """``(alias, form)``: the database to read from and the read's form for it."""
+        alias = self._alias(shape, values)
         # A tuple's length is part of the form: ``IN`` has a placeholder for each item.
         # (Whether the last shape argument is a slice's bounds too: a shape argument
         # that is a tuple of two ints would be equal to them.)
         key = (
+            alias,
             shape,
             bool(shape) and type(shape[-1]) is _Bounds,
             tuple(
@@ -216,28 +231,28 @@ class PreparedRead:
             with self._lock:
                 prepared = self._prepared.get(key)
                 if prepared is None:
-                    prepared = self._prepare(shape, values)
+                    prepared = self._prepare(alias, shape, values)
                     if len(self._prepared) >= MAX_PREPARED_FORMS:
                         self._prepared = {}
                     self._prepared[key] = prepared
-        return prepared
+        return alias, prepared
 
     def __call__(self, *shape, **values):
         """The rows, as the queryset gives them (instances, or ``values()`` rows), in a list."""
         if not _preparable(values):
             return list(self._built(shape, values))
-        prepared = self._prepared_for(shape, values)
+        alias, prepared = self._prepared_for(shape, values)
         if prepared.compiler is None:
             return []
         params = prepared.params_for(values)
         compiler = copy.copy(prepared.compiler)
         # This thread's connection, not the one that was current when it was prepared.
-        compiler.connection = connections[self.using]
+        compiler.connection = connections[alias]
         compiler.as_sql = lambda *args, **kwargs: (prepared.sql, params)
         queryset = QuerySet(
             model=prepared.model,
             query=_CompiledQuery(compiler, prepared.queryset.query),
-            using=self.using,
+            using=alias,
         )
         # Rows as the prepared queryset gives them: instances, dicts or tuples.
         queryset._iterable_class = prepared.queryset._iterable_class
@@ -248,19 +263,19 @@ class PreparedRead:
         """How many rows the read gives: its compiled SQL, counted by the database."""
         if not _preparable(values):
             return self._built(shape, values).count()
-        prepared = self._prepared_for(shape, values)
+        alias, prepared = self._prepared_for(shape, values)
         if prepared.compiler is None:
             return 0
         # The text is the ORM's own compilation; every value stays a parameter.
         counting = f"SELECT COUNT(*) FROM ({prepared.sql}) counted"  # noqa: S608
-        with connections[self.using].cursor() as cursor:
+        with connections[alias].cursor() as cursor:
             cursor.execute(counting, prepared.params_for(values))
             return cursor.fetchone()[0]
 
     def one(self, *shape, **values):
         """The one row, as ``QuerySet.get()`` gives it (or raises)."""
         rows = self(*shape, **values)
-        model = self._prepared_for(shape, values).model
+        model = self._prepared_for(shape, values)[1].model
         if not rows:
             raise model.DoesNotExist(f"{model._meta.object_name} matching query does not exist.")
         if len(rows) > 1:
