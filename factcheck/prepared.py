@@ -311,15 +311,17 @@ class _Sliced:
 def remember_related(instance, name, rows):
     """
     Keep ``rows`` as ``instance``'s related objects ``name`` (a reverse foreign
-    key), as ``prefetch_related`` would: ``instance.<name>.all()`` gives them
-    without a query, and each row knows ``instance``.
+    key), as ``prefetch_related`` does: ``instance.<name>.all()`` gives them
+    without a query, each row knows ``instance``, and a query built on from
+    them (``instance.<name>.filter(...)``) is still limited to ``instance``'s.
     """
-    manager = getattr(type(instance), name)
-    field = manager.field
+    field = getattr(type(instance), name).field
     for row in rows:
         field.set_cached_value(row, instance)
-    queryset = QuerySet(model=field.model)
+    cache = instance.__dict__.setdefault("_prefetched_objects_cache", {})
+    cache.pop(field.remote_field.cache_name, None)
+    # The related manager's own queryset, filtered on the instance, holding the rows.
+    queryset = getattr(instance, name).get_queryset()
     queryset._result_cache = rows
     queryset._prefetch_done = True
-    cache = instance.__dict__.setdefault("_prefetched_objects_cache", {})
     cache[field.remote_field.cache_name] = queryset

@@ -12,6 +12,7 @@ from django.db.models import Count, F
 
 from claims.models import Claim, Evidence, Rating
 from claims.selectors import claim_for_page
+from claims.workflow import claim_content, claim_digest
 from factcheck.prepared import PreparationError, PreparedRead, remember_related
 from factcheck.roles import ASSIGNED_CLAIMS, EVERY_CLAIM, NO_CLAIM, claims_in_reach
 from tests.factories import (
@@ -187,6 +188,29 @@ def test_remembered_related_rows_are_read_without_a_query_and_know_their_claim(
         assert list(claim.evidence.all()) == evidence
         assert all(row.claim is claim for row in claim.evidence.all())
         assert claim.evidence.count() == 2
+
+
+def test_a_query_built_on_remembered_rows_is_still_limited_to_their_claim():
+    claim, other = ClaimFactory(), ClaimFactory()
+    mine = EvidenceFactory.create_batch(2, claim=claim)
+    EvidenceFactory(claim=other)
+    claim = Claim.objects.get(pk=claim.pk)
+
+    remember_related(claim, "evidence", list(Evidence.objects.filter(claim=claim)))
+
+    assert list(claim.evidence.select_related("quotation").order_by("id")) == mine
+    assert claim.evidence.filter(stance=Evidence.Stance.SUPPORTS).count() == 2
+
+
+def test_a_reviewer_signs_the_same_digest_as_the_claim_read_by_the_orm():
+    claim = ClaimFactory()
+    EvidenceFactory.create_batch(2, claim=claim)
+    EvidenceFactory(claim=ClaimFactory(case=claim.case, quotation=claim.quotation))
+
+    read = claim_for_page(claim.case, claim.pk)
+
+    assert claim_digest(read) == claim_digest(Claim.objects.get(pk=claim.pk))
+    assert len(claim_content(read)["evidence"]) == 2
 
 
 def test_the_claim_page_reads_its_claim_and_related_rows_in_four_queries(
