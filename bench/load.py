@@ -72,6 +72,16 @@ SCALE_FLAGS = [
 ]
 
 
+#: The locustfile's name for each kind of write request, and the kind it logs when acknowledged.
+WRITE_KINDS = {
+    "edit claim": "edit",
+    "add evidence": "evidence",
+    "comment": "comment",
+    "register source": "source",
+    "decide": "decision",
+}
+
+
 def seconds(text):
     text = text.strip().lower()
     units = {"s": 1, "m": 60, "h": 3600}
@@ -737,6 +747,12 @@ def run(folder, pg, processes, **o):
         recovery = outage["recovered"] - outage["restarted"]
         print(f"recovery            {recovery:.2f} s after the restart")
     kinds = Counter(w["kind"] for w in writes)
+    tried = Counter(r["kind"] for r in requests)
+    refused_kinds = [
+        request_kind
+        for request_kind, write_kind in WRITE_KINDS.items()
+        if tried[request_kind] >= 5 and not kinds[write_kind]
+    ]
     print(
         f"writes acknowledged {len(writes)} ("
         + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items()))
@@ -770,6 +786,10 @@ def run(folder, pg, processes, **o):
         and not states.get("FAILED")
         and not unextracted,
         "writes were made": bool(writes),
+        # A kind of write that the desk refused every time (a decision always "stale")
+        # is a fault the other checks cannot see: each kind tried five times or more
+        # must have succeeded at least once.
+        "every kind of write tried succeeded at least once": not refused_kinds,
     }
     if outage:
         aims["the outage was seen (503s)"] = bool(unavailable)
