@@ -275,14 +275,14 @@ class PreparedRead:
     def one(self, *shape, **values):
         """The one row, as ``QuerySet.get()`` gives it (or raises)."""
         rows = self(*shape, **values)
+        if len(rows) == 1:
+            return rows[0]
         model = self._prepared_for(shape, values)[1].model
         if not rows:
             raise model.DoesNotExist(f"{model._meta.object_name} matching query does not exist.")
-        if len(rows) > 1:
-            raise model.MultipleObjectsReturned(
-                f"get() returned more than one {model._meta.object_name}."
-            )
-        return rows[0]
+        raise model.MultipleObjectsReturned(
+            f"get() returned more than one {model._meta.object_name}."
+        )
 
     def sliced(self, *shape, **values):
         """
