@@ -29,13 +29,6 @@ def record(*, actor, action, target, changes=None):
     )
 
 
-def history_for(target):
-    """The audit events about ``target``, newest first."""
-    return AuditEvent.objects.filter(
-        target_type=ContentType.objects.get_for_model(target), target_id=str(target.pk)
-    ).select_related("actor")
-
-
 _latest_events = PreparedRead(
     lambda count, *, target_type_id, target_id: AuditEvent.objects.filter(
         target_type_id=target_type_id, target_id=target_id
