@@ -10,7 +10,9 @@ it, with the partial that renders it, the site's URL prefix, today's date, the
 time zone and the language. The code that renders is in the cache's key prefix
 (settings). A row whose data changed has a new key and is rendered again:
 nothing is ever invalidated, and no stored row is older than its data. A
-page's rows are read with one ``get_many``.
+whole list is stored as well, under a digest of all its rows' values: a list
+shown again as it was (the case page after a write elsewhere) is one read;
+otherwise its rows are read with one ``get_many``.
 
 A row partial is rendered with its object alone, without the request, so that
 it is the same for every user: it must not use ``user``, ``perms`` or
@@ -164,12 +166,14 @@ def digest(template_name, context, surroundings=None):
 def render_fragments(template_name, contexts):
     """
     ``template_name`` (a partial, ``"page.html#row"``) rendered with each
-    context of ``contexts``, in order: stored ones from the cache, the rest
+    context of ``contexts``, in order. The whole list is stored too, under a
+    digest of all its contexts: a list shown again unchanged is one read from
+    the cache. Otherwise the stored rows come from the cache, and the rest are
     rendered and stored.
     """
     surroundings = _surroundings()
     try:
-        keys = [digest(template_name, context, surroundings) for context in contexts]
+        list_key = "fragment-list:" + _hash((template_name, surroundings, contexts))
     except (TypeError, pickle.PicklingError):
         # A view passed what cannot be keyed: rendered every time, which is correct
         # and only slower; the log says which (the tests call digest() and fail).
@@ -177,6 +181,16 @@ def render_fragments(template_name, contexts):
         template = get_template(template_name)
         return [template.render(context) for context in contexts]
     cache = caches[CACHE_ALIAS]
+    html = cache.get(list_key)
+    if html is None:
+        html = _render_rows(cache, template_name, contexts, surroundings)
+        cache.set(list_key, html, CACHE_SECONDS)
+    return [mark_safe(row) for row in html]  # noqa: S308
+
+
+def _render_rows(cache, template_name, contexts, surroundings):
+    """Each row's HTML: the stored ones from the cache, the rest rendered and stored."""
+    keys = [digest(template_name, context, surroundings) for context in contexts]
     stored = cache.get_many(set(keys))
     missing = {}
     template = None
@@ -186,7 +200,7 @@ def render_fragments(template_name, contexts):
             missing[key] = template.render(context)
     if missing:
         cache.set_many(missing, CACHE_SECONDS)
-    return [mark_safe(stored[key] if key in stored else missing[key]) for key in keys]  # noqa: S308
+    return [stored[key] if key in stored else missing[key] for key in keys]
 
 
 class RenderedRows(list):
