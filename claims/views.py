@@ -417,20 +417,26 @@ def _claim_context(request, case, pk, **extra):
     except Claim.DoesNotExist:
         raise Http404("No such claim in this case.") from None
     evidence_texts = [item.quotation.exact for item in claim.evidence.all()]
+    can_edit = is_editor(request.user) and claim.status not in READ_ONLY_STATES
     context = {
         "case": case,
         "claim": claim,
-        "form": ClaimForm(instance=claim),
-        "evidence_form": EvidenceForm(claim=claim),
-        "assign_form": AssignForm(claim=claim),
         "comment_form": CommentForm(),
         "actions": [
             (action, Action(action).label) for action in allowed_actions(claim, request.user)
         ],
         "missing_figures": missing_figures(claim.statement, evidence_texts),
         "history": claim_history(claim),
-        "can_edit": is_editor(request.user) and claim.status not in READ_ONLY_STATES,
+        "can_edit": can_edit,
     }
+    if can_edit:
+        # The page shows the editing forms only then (a published claim is read,
+        # not edited), and building them costs more than the rest of the context.
+        context |= {
+            "form": ClaimForm(instance=claim),
+            "evidence_form": EvidenceForm(claim=claim),
+            "assign_form": AssignForm(claim=claim),
+        }
     return context | extra
 
 
