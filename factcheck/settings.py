@@ -211,6 +211,14 @@ if REDIS_URL:
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": FRAGMENTS_KEY_PREFIX,
         },
+        # The parts of rendered texts last read by this process, in front of the
+        # shared copies (sources/highlighting.py): up to 64 (of 150 KB or so).
+        "rendered-nearby": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "rendered-nearby",
+            "KEY_PREFIX": RENDERED_KEY_PREFIX,
+            "OPTIONS": {"MAX_ENTRIES": 64},
+        },
     }
 else:
     CACHES = {
@@ -227,6 +235,8 @@ else:
             "KEY_PREFIX": FRAGMENTS_KEY_PREFIX,
             "OPTIONS": {"MAX_ENTRIES": 5000},
         },
+        # "rendered" is in this process's memory already.
+        "rendered-nearby": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"},
     }
 
 # Desk pages are kept in the shared cache until the next write to the database
