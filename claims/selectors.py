@@ -57,7 +57,11 @@ class ClaimRow(NamedTuple):
         return reverse("claims:claim_detail", args=[self.case_slug, self.pk])
 
     def get_status_display(self):
-        return ClaimStatus(self.status).label
+        # As the model's own: the stored value itself if it is not a choice.
+        return _STATUS_LABELS.get(self.status, self.status)
+
+
+_STATUS_LABELS = dict(ClaimStatus.choices)
 
 
 def case_list(user=None):

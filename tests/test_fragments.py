@@ -284,7 +284,9 @@ def test_a_row_first_met_through_another_rows_cycle_is_keyed_on_all_it_shows():
     assert all(old != new for old, new in zip(before, keys(), strict=True))
 
 
-def test_a_case_page_row_reads_nothing_its_claim_was_not_loaded_with(django_assert_num_queries):
+def test_a_case_page_row_shows_all_it_was_read_with_and_reads_nothing_more(
+    django_assert_num_queries,
+):
     case = case_with_claims(2)
     Claim.objects.filter(case=case).update(
         verdict=RatingFactory(label="Misleading"),

@@ -8,6 +8,7 @@ from django.urls import reverse
 
 from factcheck.search import (
     DOCUMENT_INDEX,
+    SNIPPET_WORDS,
     Passage,
     _headlines,
     bulk_indexing,
@@ -142,20 +143,65 @@ def test_bulk_indexing_gives_the_index_back_the_setting_it_had():
     assert index_options() is None
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's ts_headline")
-def test_a_page_of_results_seen_before_is_not_parsed_again_for_its_snippets():
+only_postgresql = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="PostgreSQL's text search"
+)
+
+
+@only_postgresql
+def test_snippets_are_cut_without_parsing_the_passages_again():
     SourceVersionFactory(text="The persistent engine keeps the model loaded between runs.")
-    first = search("persistent engine")[0:10]
 
     with CaptureQueriesContext(connection) as queries:
-        again = search("persistent engine")[0:10]
+        hits = search("persistent engine")[0:10]
 
-    assert [hit.snippet for hit in again] == [hit.snippet for hit in first]
-    assert "<mark>persistent</mark>" in again[0].snippet
+    assert "The <mark>persistent</mark> <mark>engine</mark> keeps the model" in hits[0].snippet
     assert not [query for query in queries if "ts_headline" in query["sql"]]
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's ts_headline")
+@only_postgresql
+def test_a_snippet_marks_every_form_of_a_query_word_as_the_search_matched_it():
+    snippets = _headlines("figure", {1: "Figures rose. The figure fell; a figurine did not."})
+
+    assert snippets[1] == ("\x02Figures\x03 rose. The \x02figure\x03 fell; a figurine did not.")
+
+
+@only_postgresql
+def test_a_long_passage_is_cut_around_its_match():
+    before = " ".join(f"early{number}" for number in range(40))
+    after = " ".join(f"late{number}" for number in range(40))
+
+    snippet = _headlines("turbine", {1: f"{before} the turbine stopped {after}"})[1]
+
+    assert snippet.startswith("…early37 early38 early39 the \x02turbine\x03 stopped late0")
+    assert snippet.endswith("…")
+    assert len(snippet.strip("…").split()) == SNIPPET_WORDS
+
+
+@only_postgresql
+def test_query_words_far_apart_are_shown_in_two_fragments():
+    filler = " ".join(["words"] * 60)
+
+    snippet = _headlines("turbine harbour", {1: f"A turbine. {filler} The harbour."})[1]
+
+    first, second = snippet.split(" … ")
+    assert "\x02turbine\x03" in first
+    assert "\x02harbour\x03" in second
+
+
+@only_postgresql
+def test_a_match_spelled_unlike_the_query_word_gets_postgresqls_own_snippet():
+    # "dying" stands for "die", but does not begin as "die" does.
+    SourceVersionFactory(text="The patient was dying, the report said.")
+
+    with CaptureQueriesContext(connection) as queries:
+        hits = search("die")[0:10]
+
+    assert "<mark>dying</mark>" in hits[0].snippet
+    assert [query for query in queries if "ts_headline" in query["sql"]]
+
+
+@only_postgresql
 def test_a_passage_that_changed_gets_a_snippet_of_its_new_text():
     replace_entries(kind="claim", object_id=7, passages=[Passage("t", "turbines spin slowly", "/")])
     assert "slowly" in search("turbines")[0:1][0].snippet
@@ -167,7 +213,7 @@ def test_a_passage_that_changed_gets_a_snippet_of_its_new_text():
     assert "slowly" not in snippet
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's ts_headline")
+@only_postgresql
 def test_a_snippet_is_made_of_the_text_the_search_read_even_if_it_was_replaced_since():
     # No entry has this id any more: a writer replaced it after the search read it.
     snippets = _headlines("turbines", {987654: "Three turbines spin slowly."})
