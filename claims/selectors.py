@@ -210,7 +210,17 @@ _claim_row_values = PreparedRead(
         # the quotation into a sort that is thrown away (and planning it costs more
         # than the rows).
         .order_by()
-        .values_list(*ClaimRow._fields[:6], "quotation__exact", "verdict__label")
+        # In ClaimRow's order.
+        .values_list(
+            "pk",
+            "statement",
+            "claimant",
+            "status",
+            "needs_attention",
+            "rationale",
+            "quotation__exact",
+            "verdict__label",
+        )
     )
 )
 
