@@ -21,19 +21,20 @@ page during whose rendering the number moved carries a number already passed:
 nobody is served it, and the next request renders the page again.
 
 Each user, session and URL has one stored copy, replaced when the page is
-rendered again. Its key names the user, their session and CSRF cookie (the
-page holds their token), the URL with its query, the Accept header, today's
-date (what is overdue) and the running code. Requests that may see one-off
-content bypass it: htmx fragments, anything but GET, a request with messages waiting, and a
-response that sets a cookie. It needs a cache that every process shares
-(``REDIS_URL``); with one cache per process another process's write would not
+rendered again, once the response has been sent. Its key names the user, their
+session and CSRF cookie (the page holds their token), the URL with its query,
+the Accept header, today's date (what is overdue) and the running code.
+Requests that may see one-off content bypass it: htmx fragments, anything but
+GET, a request with messages waiting, and a response that sets a cookie. It
+needs a cache that every process shares (``REDIS_URL``); with one cache per
+process another process's write would not
 be seen, so without it ``DESK_PAGE_CACHE`` is off.
 """
 
 import hashlib
 import logging
 import secrets
-from functools import wraps
+from functools import partial, wraps
 
 from django.conf import settings
 from django.contrib.messages.storage.cookie import CookieStorage
@@ -177,6 +178,14 @@ def _storable(request, response):
     )
 
 
+def _store(key, page):
+    try:
+        _cache().set(key, page, CACHE_SECONDS)
+    except Exception:
+        # The page was served; without the copy the next visit renders it again.
+        logger.exception("Could not store a rendered desk page")
+
+
 def desk_page(view):
     """
     Decorate a desk view whose page depends only on the database and the
@@ -210,7 +219,11 @@ def desk_page(view):
             # page was rendered, the generation has moved on and this copy is
             # never served; the next request renders and replaces it.
             headers = [item for item in response.items() if item[0] != HIT_HEADER]
-            _cache().set(key, (generation, response.content, headers), CACHE_SECONDS)
+            # Kept once the page has been sent (the server closes the response
+            # then): the reader does not wait for the copy kept for their next visit.
+            response._resource_closers.append(
+                partial(_store, key, (generation, response.content, headers))
+            )
         return response
 
     return cached_view

@@ -12,8 +12,10 @@ import pytest
 from django.conf import settings
 from django.contrib.auth.models import Group
 from django.core.cache import caches
-from django.db import connection, transaction
-from django.test import Client
+from django.core.handlers.wsgi import WSGIHandler
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections, connection, transaction
+from django.test import Client, RequestFactory
 from django.test.signals import template_rendered
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -332,3 +334,28 @@ def test_a_page_keeps_one_stored_copy_however_often_the_data_changes(
         assert visit(editor_client, url)[HIT_HEADER] == "miss"
 
     assert len(stored_pages()) == 1
+
+
+def test_a_rendered_page_is_stored_after_the_server_has_sent_it(editor_client, stored_pages):
+    url = reverse("claims:case_list")
+    visit(editor_client, url)  # sets the CSRF cookie, which a stored page needs
+    note_write()
+    cookies = "; ".join(f"{name}={morsel.value}" for name, morsel in editor_client.cookies.items())
+    environ = RequestFactory().get(url, HTTP_COOKIE=cookies).environ
+    # As a WSGI server runs the app: the body is sent, then the response closed.
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    try:
+        response = WSGIHandler()(environ, lambda status, headers: None)
+        sent = b"".join(response)
+        stored_before_closing = stored_pages()
+        response.close()
+    finally:
+        request_started.connect(close_old_connections)
+        request_finished.connect(close_old_connections)
+
+    assert response[HIT_HEADER] == "miss"
+    assert b"Cases" in sent
+    assert stored_before_closing == []
+    assert len(stored_pages()) == 1
+    assert visit(editor_client, url)[HIT_HEADER] == "hit"
