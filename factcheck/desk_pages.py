@@ -27,8 +27,8 @@ the Accept header, today's date (what is overdue) and the running code.
 Requests that may see one-off content bypass it: htmx fragments, anything but
 GET, a request with messages waiting, and a response that sets a cookie. It
 needs a cache that every process shares (``REDIS_URL``); with one cache per
-process another process's write would not
-be seen, so without it ``DESK_PAGE_CACHE`` is off.
+process another process's write would not be seen, so without it
+``DESK_PAGE_CACHE`` is off.
 """
 
 import hashlib
