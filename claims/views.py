@@ -6,7 +6,7 @@ from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db import transaction
 from django.db.models import Count, Max
-from django.http import Http404, HttpResponseBadRequest, JsonResponse
+from django.http import HttpResponseBadRequest, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -77,6 +77,7 @@ from factcheck.fragments import rendered_rows
 from factcheck.pagination import CountedPaginator
 from factcheck.public_pages import public_page
 from factcheck.roles import claims_visible_to, is_editor, sees_every_case
+from factcheck.shortcuts import found_or_404
 from sources.highlighting import offset_in_text
 from sources.selectors import latest_version_without_text, passage_occurrences
 from sources.services import quotation_create_from_selection
@@ -412,10 +413,7 @@ def public_claim_view(request, slug, pk):
 
 
 def _claim_context(request, case, pk, **extra):
-    try:
-        claim = claim_for_page(case, pk, request.user)
-    except Claim.DoesNotExist:
-        raise Http404("No such claim in this case.") from None
+    claim = found_or_404(claim_for_page, case, pk, request.user)
     evidence_texts = [item.quotation.exact for item in claim.evidence.all()]
     can_edit = is_editor(request.user) and claim.status not in READ_ONLY_STATES
     context = {
@@ -442,10 +440,7 @@ def _claim_context(request, case, pk, **extra):
 
 def _case(request, slug):
     """The case, if ``request.user`` may open it (``cases_visible_to``); else 404."""
-    try:
-        return case_in_reach(slug, request.user)
-    except Case.DoesNotExist:
-        raise Http404("No case matches the given query.") from None
+    return found_or_404(case_in_reach, slug, request.user)
 
 
 def _submit(request, case, pk, *, form, form_key, partial, action, kept=dict):

@@ -4,13 +4,14 @@ from django.contrib.auth.decorators import permission_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db import transaction
-from django.http import FileResponse, Http404
+from django.http import FileResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from factcheck.desk_pages import desk_page
+from factcheck.shortcuts import found_or_404
 from sources import anchoring
 from sources.forms import QuoteFinderForm, SelectionForm, SourceForm, UploadForm
 from sources.highlighting import offset_in_text
@@ -72,10 +73,7 @@ def source_create_view(request):
 @permission_required("sources.view_source", raise_exception=True)
 @desk_page
 def source_detail_view(request, pk):
-    try:
-        source = source_by_pk(pk)
-    except Source.DoesNotExist:
-        raise Http404("No source matches the given query.") from None
+    source = found_or_404(source_by_pk, pk)
     context = source_reader(source, at=offset_in_text(request.GET.get("at")))
     if request.htmx and request.htmx.target == "version-panel":
         # Only the page's poll asks for the panel by GET. Its last answer, once

@@ -1,0 +1,14 @@
+from django.core.exceptions import ObjectDoesNotExist
+from django.http import Http404
+
+
+def found_or_404(read, *args, **kwargs):
+    """
+    What ``read(*args, **kwargs)`` returns, or a 404 when it raises a model's
+    DoesNotExist: ``get_object_or_404`` for the selectors that read one object
+    without a queryset (prepared reads, reads within a user's reach).
+    """
+    try:
+        return read(*args, **kwargs)
+    except ObjectDoesNotExist as missing:
+        raise Http404(str(missing)) from None
