@@ -221,6 +221,8 @@ def desk_page(view):
             headers = [item for item in response.items() if item[0] != HIT_HEADER]
             # Kept once the page has been sent (the server closes the response
             # then): the reader does not wait for the copy kept for their next visit.
+            # Django's WSGI handler closes the request through the same list; a
+            # server that never closes the response only leaves the page unstored.
             response._resource_closers.append(
                 partial(_store, key, (generation, response.content, headers))
             )
