@@ -8,6 +8,7 @@ import json
 from django.core.cache import cache
 from django.db.models import Count, Max, Min, Prefetch, Subquery
 from django.http import Http404
+from django.shortcuts import get_object_or_404
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
@@ -45,10 +46,7 @@ def published_claims():
 
 def public_case(slug):
     """A case with its published claims; 404 when it has none (nothing to show yet)."""
-    try:
-        case = Case.objects.select_related("source_under_check").get(slug=slug)
-    except Case.DoesNotExist:
-        raise Http404("No such case.") from None
+    case = get_object_or_404(Case.objects.select_related("source_under_check"), slug=slug)
     claims = list(published_claims().filter(case=case))
     if not claims:
         raise Http404("This case has no published fact-checks.")
@@ -56,10 +54,7 @@ def public_case(slug):
 
 
 def public_claim(slug, pk):
-    try:
-        return published_claims().get(case__slug=slug, pk=pk)
-    except Claim.DoesNotExist:
-        raise Http404("No such published claim.") from None
+    return get_object_or_404(published_claims(), case__slug=slug, pk=pk)
 
 
 def published_corrections(*, case_slug="", kind=""):
