@@ -1,3 +1,4 @@
+import hashlib
 import importlib
 import re
 
@@ -146,6 +147,32 @@ def test_bulk_indexing_gives_the_index_back_the_setting_it_had():
 only_postgresql = pytest.mark.skipif(
     connection.vendor != "postgresql", reason="PostgreSQL's text search"
 )
+
+
+def chunks_moved_out_of_search_rows():
+    """How many chunks of values the search table keeps out of line, in its TOAST table."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT reltoastrelid::regclass::text FROM pg_class WHERE oid = %s::regclass",
+            ["factcheck_searchentry"],
+        )
+        (toast_table,) = cursor.fetchone()
+        cursor.execute(f"SELECT count(*) FROM {toast_table}")  # a name from the catalogue
+        return cursor.fetchone()[0]
+
+
+@only_postgresql
+def test_a_full_length_passage_stays_whole_in_its_row_so_ranking_reads_one_block():
+    words = [hashlib.sha256(str(n).encode()).hexdigest()[:9] for n in range(400)]
+    text = " ".join(words) + ". "
+    passages = [Passage("A source", passage, "/") for _start, passage in chunk_text(text * 3)]
+    assert max(len(passage.body) for passage in passages) >= 1100  # as long as real ones
+    before = chunks_moved_out_of_search_rows()
+
+    replace_entries(kind="source", object_id=11, passages=passages)
+
+    assert chunks_moved_out_of_search_rows() == before
+    assert search(words[7]).count() == 3  # once in each copy of the text
 
 
 def first_page_and_passages_parsed(query):
