@@ -1,13 +1,34 @@
-"""E-mail to the people a claim's workflow concerns, through Django's mailers."""
+"""
+E-mail to the people a claim's workflow concerns, through Django's mailers,
+sent by the task worker.
+
+A mail is a task enqueued in the transaction of the change it tells of. With
+the database task backend its row commits with the change or not at all: no
+mail goes out about a change that was rolled back, and a mail server that is
+down or slow cannot undo a decision, hold the page up or turn it into an error.
+The worker records a mail it could not send as a failed task (admin, Tasks).
+"""
 
 from django.conf import settings
 from django.core import mail
+from django.tasks import task
+
+
+@task
+def send_mail_task(*, subject, body, to):
+    """Send one mail to the addresses ``to`` through the default mailer."""
+    mail.send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, to)
+
+
+def mail_with_change(subject, body, addresses):
+    """Mail ``addresses`` once the caller's transaction commits (see the module)."""
+    addresses = sorted(set(filter(None, addresses)))
+    if addresses:
+        send_mail_task.enqueue(subject=f"[factcheck] {subject}", body=body, to=addresses)
 
 
 def _send(subject, body, recipients):
-    recipients = sorted({user.email for user in recipients if user is not None and user.email})
-    if recipients:
-        mail.send_mail(f"[factcheck] {subject}", body, settings.DEFAULT_FROM_EMAIL, recipients)
+    mail_with_change(subject, body, [user.email for user in recipients if user is not None])
 
 
 def _claim_line(claim):

@@ -4,11 +4,11 @@ import hashlib
 import hmac
 
 from django.conf import settings
-from django.core import mail
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from claims import notifications
 from claims.models import ErrorReport, ReportStatus
 from factcheck.audit import record
 
@@ -58,13 +58,11 @@ def report_close(*, report, editor, reply):
     report.handled_by = editor
     report.save(update_fields=["status", "reply", "handled_by"])
     record(actor=editor, action="report.close", target=report, changes={"reply": report.reply})
-    if report.email:
-        mail.send_mail(
-            "[factcheck] About the error you reported",
-            f"You wrote:\n{report.message}\n\nOur reply:\n{report.reply}",
-            settings.DEFAULT_FROM_EMAIL,
-            [report.email],
-        )
+    notifications.mail_with_change(
+        "About the error you reported",
+        f"You wrote:\n{report.message}\n\nOur reply:\n{report.reply}",
+        [report.email],
+    )
     return report
 
 
