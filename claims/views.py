@@ -2,7 +2,7 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required, permission_required
-from django.core.exceptions import ValidationError
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.core.paginator import Paginator
 from django.db import transaction
 from django.db.models import Count, Max
@@ -455,8 +455,13 @@ def _submit(request, case, pk, *, form, form_key, partial, action, kept=dict):
         except ValidationError as invalid:
             form.add_error(None, invalid)
     extra = {form_key: form} | kept() if form.errors else {}
-    status = 422 if form.errors else 200
+    status = _refusal_status(form) if form.errors else 200
     return _partial(request, partial, _claim_context(request, case, pk, **extra), status)
+
+
+def _refusal_status(form):
+    """409 when the claim's state refused the change (it became read-only meanwhile), else 422."""
+    return 409 if form.has_error(NON_FIELD_ERRORS, "read_only") else 422
 
 
 def _partial(request, name, context, status=200):
@@ -509,7 +514,8 @@ def claim_edit_view(request, slug, pk):
         return _partial(request, "claim-fields", context, 409)
     except ValidationError as invalid:
         form.add_error(None, invalid)
-        return _partial(request, "claim-fields", _claim_context(request, case, pk, form=form), 422)
+        context = _claim_context(request, case, pk, form=form)
+        return _partial(request, "claim-fields", context, _refusal_status(form))
     messages.success(request, "Claim saved.")
     return _partial(request, "claim-fields", _claim_context(request, case, pk))
 
@@ -559,8 +565,9 @@ def evidence_remove_view(request, slug, pk, evidence_pk):
     evidence = get_object_or_404(Evidence, pk=evidence_pk, claim__case=case, claim_id=pk)
     try:
         evidence_remove(evidence=evidence, editor=request.user)
-    except ValidationError as invalid:
-        messages.error(request, " ".join(invalid.messages))
+    except ValidationError as refused:
+        context = _claim_context(request, case, pk, evidence_error=" ".join(refused.messages))
+        return _partial(request, "evidence", context, 409)
     return _partial(request, "evidence", _claim_context(request, case, pk))
 
 

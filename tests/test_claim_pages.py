@@ -257,6 +257,77 @@ def test_a_due_date_already_past_is_refused_next_to_the_field(editor_client, cla
     assert mailoutbox == []
 
 
+def published_meanwhile(claim):
+    """The claim as another editor's Publish left it, after this editor opened its page."""
+    Claim.objects.filter(pk=claim.pk).update(
+        status=ClaimStatus.PUBLISHED, published_at=timezone.now()
+    )
+
+
+def test_an_edit_saved_after_the_claim_was_published_keeps_the_text_and_says_why(
+    editor_client, claim
+):
+    published_meanwhile(claim)
+
+    response = edit(editor_client, claim, claim.version, statement="My careful rewording.")
+
+    assert response.status_code == 409
+    assert "A published claim is read-only" in response.text
+    assert form_in(response.text, "claim-edit-form")["statement"] == "My careful rewording."
+    assert Claim.objects.get(pk=claim.pk).statement == claim.statement
+
+
+def test_evidence_attached_after_the_claim_was_published_keeps_the_note_and_says_why(
+    editor_client, claim
+):
+    quotation = QuotationFactory(exact="467 seconds")
+    published_meanwhile(claim)
+
+    response = editor_client.post(
+        url("evidence_add", claim),
+        {"quotation": quotation.pk, "stance": "contradicts", "note": "Sum is 460."},
+        headers=HTMX,
+    )
+
+    assert response.status_code == 409
+    assert "A published claim is read-only" in response.text
+    assert "Sum is 460." in response.text
+    assert not claim.evidence.exists()
+
+
+def test_evidence_removed_after_the_claim_was_published_stays_and_the_fragment_says_why(
+    editor_client, claim
+):
+    evidence = EvidenceFactory(claim=claim, quotation=QuotationFactory())
+    published_meanwhile(claim)
+
+    response = editor_client.post(url("evidence_remove", claim, evidence.pk), headers=HTMX)
+
+    assert response.status_code == 409
+    assert 'id="evidence"' in response.text
+    assert "A published claim is read-only" in response.text
+    assert claim.evidence.get() == evidence
+
+
+def test_a_reviewer_assigned_after_the_claim_was_published_is_refused_with_the_form_kept(
+    editor_client, claim, mailoutbox
+):
+    reviewer = ReviewerFactory()
+    due = timezone.localdate() + datetime.timedelta(days=3)
+    published_meanwhile(claim)
+
+    response = editor_client.post(
+        url("reviewer_assign", claim), {"reviewer": reviewer.pk, "due_on": due}, headers=HTMX
+    )
+
+    assert response.status_code == 409
+    assert "A published claim is read-only" in response.text
+    html = lxml.html.fragment_fromstring(response.text, create_parent="div")
+    assert html.get_element_by_id("id_due_on").value == due.isoformat()
+    assert not claim.assignments.exists()
+    assert mailoutbox == []
+
+
 def test_a_statement_over_the_limit_is_refused_and_kept(editor_client, claim):
     too_long = "A statement that goes on. " * 40
 
