@@ -266,7 +266,9 @@ def review_decide(*, assignment, reviewer, decision, comment="", digest_seen):
     if decision not in {Decision.APPROVED, Decision.CHANGES_REQUESTED}:
         raise ValidationError("Approve or request changes.", code="bad_decision")
     if decision == Decision.CHANGES_REQUESTED:
-        claim_transition(claim=claim, action=Action.REQUEST_CHANGES, actor=reviewer)
+        claim_transition(
+            claim=claim, action=Action.REQUEST_CHANGES, actor=reviewer, decision_of=assignment
+        )
     assignment.decision = decision
     assignment.decided_at = timezone.now()
     assignment.comment = comment
@@ -284,7 +286,7 @@ def review_decide(*, assignment, reviewer, decision, comment="", digest_seen):
         decision == Decision.APPROVED
         and not claim.assignments.exclude(decision=Decision.APPROVED, signed_digest=digest).exists()
     ):
-        claim_transition(claim=claim, action=Action.APPROVE, actor=reviewer)
+        claim_transition(claim=claim, action=Action.APPROVE, actor=reviewer, decision_of=assignment)
     notifications.review_decided(assignment)
     return assignment
 

@@ -196,10 +196,13 @@ def _and_list(items):
 
 
 def allowed_actions(claim, actor):
-    """The actions ``actor`` could take on ``claim`` now, for showing buttons."""
+    """
+    The actions ``actor`` could take on ``claim`` now, for the claim page's
+    buttons: an editor's. A reviewer decides on the review page (``claim_transition``).
+    """
     actions = []
     for action, transition in TRANSITIONS.items():
-        if transition.taken_by == SYSTEM:
+        if transition.taken_by != EDITOR:
             continue
         try:
             _refuse_unless_allowed(claim, transition, actor)
@@ -210,11 +213,16 @@ def allowed_actions(claim, actor):
 
 
 @transaction.atomic
-def claim_transition(*, claim, action, actor, reason=""):
+def claim_transition(*, claim, action, actor, reason="", decision_of=None):
     """
     Take ``action`` on ``claim`` as ``actor`` (None for the system): check the
     state, the actor's role and the action's preconditions, change the status,
     and record the event. Returns the claim, refreshed.
+
+    A reviewer's action (approve, request changes) follows from their decision,
+    recorded with its comment on the content they saw (``review_decide``):
+    ``decision_of`` is their assignment. Without it the action is refused, so
+    that no button or request can move a claim without that record.
     """
     transition = TRANSITIONS[Action(action)]
     # Lock the row: two simultaneous decisions must not both see the old state.
@@ -227,6 +235,14 @@ def claim_transition(*, claim, action, actor, reason=""):
     )
     if transition.taken_by != SYSTEM:
         _refuse_unless_allowed(claim, transition, actor)
+        if transition.taken_by == REVIEWER and (
+            decision_of is None or decision_of.reviewer_id != actor.pk
+        ):
+            raise TransitionRefused(
+                "A reviewer approves or asks for changes on the claim's review page, where "
+                "the decision is recorded with the content it was made on.",
+                code="needs_decision",
+            )
     elif claim.status not in transition.sources:
         return claim
     _refuse_unless_ready(claim, transition.action)

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from claims.models import Claim, ClaimStatus, Decision
 from claims.selectors import open_review_count
-from claims.services import reviewer_assign
+from claims.services import claim_submit_for_review, reviewer_assign
 from claims.workflow import claim_digest
 from sources.services import find_span, quotation_create, source_version_create_from_text
 from tests.factories import (
@@ -394,6 +394,28 @@ def ready_for_review(claim, editor):
     reviewer_assign(claim=claim, reviewer=reviewer, editor=editor)
     claim.refresh_from_db()
     return reviewer
+
+
+def test_an_assigned_reviewer_decides_on_the_review_page_not_with_the_claim_pages_buttons(
+    client, editor, claim
+):
+    reviewer = ready_for_review(claim, editor)
+    claim_submit_for_review(claim=claim, editor=editor)
+    assignment = claim.assignments.get()
+    client.force_login(reviewer)
+
+    page = client.get(claim.get_absolute_url())
+    response = client.post(
+        url("claim_transition", claim), {"action": "request_changes"}, headers=HTMX
+    )
+
+    assert 'name="action" value="request_changes"' not in page.text
+    assert 'name="action" value="approve"' not in page.text
+    assert reverse("claims:review", args=[assignment.pk]) in page.text
+    assert response.status_code == 409
+    assert "review page, where the decision is recorded" in response.text
+    assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.IN_REVIEW
+    assert claim.assignments.get().decision == Decision.PENDING
 
 
 def test_the_review_journey_through_the_pages(client, editor, claim):

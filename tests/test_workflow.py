@@ -109,19 +109,34 @@ def test_the_transition_matrix(ready_claim, action, state, role):
         )
     actor = actor_for(role, claim)
     events_before = AuditEvent.objects.count()
+    # A reviewer's transition follows their recorded decision (review_decide).
+    decision_of = claim.assignments.get() if TRANSITIONS[action].taken_by == "reviewer" else None
 
     if (action, state, role) in ALLOWED:
-        claim = claim_transition(claim=claim, action=action, actor=actor)
+        claim = claim_transition(claim=claim, action=action, actor=actor, decision_of=decision_of)
         assert claim.status == TRANSITIONS[action].target
         assert Claim.objects.get(pk=claim.pk).status == TRANSITIONS[action].target
         assert AuditEvent.objects.filter(action=f"claim.{action}").exists()
     else:
         with pytest.raises(TransitionRefused) as refused:
-            claim_transition(claim=claim, action=action, actor=actor)
+            claim_transition(claim=claim, action=action, actor=actor, decision_of=decision_of)
         assert refused.value.messages[0]
         assert Claim.objects.get(pk=claim.pk).status == state
         assert AuditEvent.objects.count() == events_before
     assert reviewer  # the fixture's reviewer stays assigned either way
+
+
+@pytest.mark.parametrize("action", [Action.APPROVE, Action.REQUEST_CHANGES])
+def test_a_reviewer_moves_a_claim_only_through_a_recorded_decision(ready_claim, editor, action):
+    claim_submit_for_review(claim=ready_claim, editor=editor)
+    assignment = ready_claim.assignments.get()
+
+    with pytest.raises(TransitionRefused) as refused:
+        claim_transition(claim=ready_claim, action=action, actor=assignment.reviewer)
+
+    assert refused.value.code == "needs_decision"
+    assert Claim.objects.get(pk=ready_claim.pk).status == ClaimStatus.IN_REVIEW
+    assert ReviewAssignment.objects.get(pk=assignment.pk).decision == Decision.PENDING
 
 
 def test_submitting_an_incomplete_claim_says_everything_that_is_missing(editor):
