@@ -197,7 +197,11 @@ def evidence_remove(*, evidence, editor):
 
 @transaction.atomic
 def reviewer_assign(*, claim, reviewer, editor, due_on=None):
-    """Ask ``reviewer`` (a member of Reviewer, not the claim's author) to review ``claim``."""
+    """
+    Ask ``reviewer`` (a member of Reviewer, not the claim's author) to review
+    ``claim``. An approved claim goes back to review: it is published only once
+    every assigned reviewer has approved it, the new one too.
+    """
     require_editor(editor, "assign reviewers")
     if not reviewer.groups.filter(name=REVIEWER).exists():
         raise ValidationError(f"{reviewer.get_username()} is not a reviewer.", code="not_reviewer")
@@ -212,6 +216,13 @@ def reviewer_assign(*, claim, reviewer, editor, due_on=None):
         action="assignment.create",
         target=claim,
         changes={"reviewer": reviewer.get_username(), "due_on": due_on},
+    )
+    # Read under the claim's lock: a no-op unless the claim is approved.
+    claim_transition(
+        claim=claim,
+        action=Action.REOPEN,
+        actor=None,
+        reason=f"{reviewer.get_username()} was asked to review it too",
     )
     notifications.review_assigned(assignment)
     return assignment

@@ -139,6 +139,23 @@ def test_a_reviewer_moves_a_claim_only_through_a_recorded_decision(ready_claim, 
     assert ReviewAssignment.objects.get(pk=assignment.pk).decision == Decision.PENDING
 
 
+def test_a_reviewer_added_to_an_approved_claim_sends_it_back_to_review_until_they_approve(
+    ready_claim, editor
+):
+    claim_submit_for_review(claim=ready_claim, editor=editor)
+    approve(ready_claim, ready_claim.assignments.get().reviewer)
+    assert Claim.objects.get(pk=ready_claim.pk).status == ClaimStatus.APPROVED
+    second = ReviewerFactory()
+
+    reviewer_assign(claim=ready_claim, reviewer=second, editor=editor)
+
+    claim = Claim.objects.get(pk=ready_claim.pk)
+    assert claim.status == ClaimStatus.IN_REVIEW
+    assert AuditEvent.objects.filter(action="claim.reopen", target_id=str(claim.pk)).exists()
+    approve(claim, second)
+    assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.APPROVED
+
+
 def test_submitting_an_incomplete_claim_says_everything_that_is_missing(editor):
     claim = ClaimFactory(author=editor)
 
