@@ -48,11 +48,34 @@ def report_submit(*, page_url, message, email="", address, case=None, claim=None
     )
 
 
+def _still_open(report):
+    """
+    ``report`` read again under its row lock, if it is still open; a report that
+    another editor handled meanwhile is refused (code ``handled``).
+    """
+    report = (
+        ErrorReport.objects.select_for_update(of=("self",))
+        .select_related("handled_by")
+        .get(pk=report.pk)
+    )
+    if report.status != ReportStatus.OPEN:
+        by = f" by {report.handled_by.get_username()}" if report.handled_by else ""
+        raise ValidationError(
+            f"This report was {report.get_status_display().lower()}{by} meanwhile.",
+            code="handled",
+        )
+    return report
+
+
 @transaction.atomic
 def report_close(*, report, editor, reply):
-    """Close a report with a reply, mailed to the reader when they left an address."""
+    """
+    Close an open report with a reply, mailed to the reader when they left an
+    address. A report handled meanwhile is refused (``handled``).
+    """
     if not reply.strip():
         raise ValidationError({"reply": "Write the reply first."}, code="blank")
+    report = _still_open(report)
     report.status = ReportStatus.CLOSED
     report.reply = reply.strip()
     report.handled_by = editor
@@ -68,7 +91,11 @@ def report_close(*, report, editor, reply):
 
 @transaction.atomic
 def report_convert(*, report, correction, editor):
-    """Mark a report as turned into ``correction`` (a draft)."""
+    """
+    Mark an open report as turned into ``correction`` (a draft). A report
+    handled meanwhile is refused (``handled``).
+    """
+    report = _still_open(report)
     report.status = ReportStatus.CONVERTED
     report.correction = correction
     report.handled_by = editor

@@ -77,7 +77,7 @@ from factcheck.fragments import rendered_rows
 from factcheck.pagination import CountedPaginator
 from factcheck.public_pages import public_page
 from factcheck.roles import claims_visible_to, is_editor, sees_every_case
-from factcheck.shortcuts import found_or_404
+from factcheck.shortcuts import found_or_404, id_or_none
 from sources.highlighting import offset_in_text
 from sources.selectors import latest_version_without_text, passage_occurrences
 from sources.services import quotation_create_from_selection
@@ -105,9 +105,9 @@ def _filtered(case, rows, *, status, verdict, reviewer):
     if verdict:
         rows = [row for row in rows if str(row["verdict_id"]) == verdict]
     if reviewer:
-        # Any id the database can hold; anything else is a reviewer of nothing.
-        known = reviewer.isascii() and reviewer.isdigit() and 0 < int(reviewer) < 2**63
-        reviewed = claims_reviewed_by(case, int(reviewer)) if known else set()
+        # Anything but an id the database can hold is a reviewer of nothing.
+        reviewer_id = id_or_none(reviewer)
+        reviewed = claims_reviewed_by(case, reviewer_id) if reviewer_id else set()
         rows = [row for row in rows if row["pk"] in reviewed]
     return rows
 
@@ -687,7 +687,7 @@ def review_view(request, assignment_pk):
 def corrections_desk_view(request, form=None, status=200):
     """Drafts and approved corrections awaiting the next step, and a form for a new draft."""
     initial = {}
-    if report_pk := request.GET.get("report"):
+    if report_pk := id_or_none(request.GET.get("report")):
         report = ErrorReport.objects.filter(pk=report_pk, status=ReportStatus.OPEN).first()
         if report:
             initial = {
@@ -696,7 +696,7 @@ def corrections_desk_view(request, form=None, status=200):
                 "claim": report.claim_id,
                 "what_was_wrong": report.message,
             }
-    elif claim_pk := request.GET.get("claim"):
+    elif claim_pk := id_or_none(request.GET.get("claim")):
         claim = Claim.objects.filter(pk=claim_pk, status=ClaimStatus.PUBLISHED).first()
         if claim:
             initial = {"claim": claim.pk, "case": claim.case_id}
@@ -731,7 +731,8 @@ def correction_draft_view(request):
         else:
             messages.success(request, "Correction drafted. A second person must approve it.")
             return redirect("claims:corrections_desk")
-    return corrections_desk_view(request, form=form, status=422)
+    status = 409 if form.has_error(NON_FIELD_ERRORS, "handled") else 422
+    return corrections_desk_view(request, form=form, status=status)
 
 
 @require_POST
@@ -806,23 +807,34 @@ def report_error_view(request):
 
 
 @permission_required("claims.view_errorreport", raise_exception=True)
-def reports_inbox_view(request):
+def reports_inbox_view(request, refused=None, status=200):
+    """The reports, newest first; ``refused`` is a reply that could not be sent, kept."""
     reports = ErrorReport.objects.select_related("case", "claim", "handled_by", "correction")
     page = Paginator(reports, 25).get_page(request.GET.get("page"))
-    return render(request, "claims/reports_inbox.html", {"page": page, "reply_form": ReplyForm()})
+    context = {"page": page, "refused": refused}
+    return render(request, "claims/reports_inbox.html", context, status=status)
 
 
 @require_POST
 @permission_required("claims.change_errorreport", raise_exception=True)
 def report_close_view(request, pk):
-    report = get_object_or_404(ErrorReport, pk=pk, status=ReportStatus.OPEN)
+    report = get_object_or_404(ErrorReport, pk=pk)
     form = ReplyForm(request.POST)
-    if form.is_valid():
+    try:
+        if not form.is_valid():
+            raise ValidationError("Write a reply before closing the report.", code="blank")
         report_close(report=report, editor=request.user, reply=form.cleaned_data["reply"])
-        messages.success(
-            request,
-            "Report closed; the reader was sent your reply." if report.email else "Report closed.",
+    except ValidationError as refused:
+        kept = {
+            "pk": report.pk,
+            "reply": request.POST.get("reply", ""),
+            "error": " ".join(refused.messages),
+        }
+        return reports_inbox_view(
+            request, refused=kept, status=409 if getattr(refused, "code", "") == "handled" else 422
         )
-    else:
-        messages.error(request, "Write a reply before closing the report.")
+    messages.success(
+        request,
+        "Report closed; the reader was sent your reply." if report.email else "Report closed.",
+    )
     return redirect("claims:reports_inbox")

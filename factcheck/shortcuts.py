@@ -12,3 +12,13 @@ def found_or_404(read, *args, **kwargs):
         return read(*args, **kwargs)
     except ObjectDoesNotExist as missing:
         raise Http404(str(missing)) from None
+
+
+def id_or_none(value):
+    """
+    ``value`` (from a query string) as a row id the database can hold, else None:
+    a link with a mangled id shows the page without what it named, not an error.
+    """
+    if value and value.isascii() and value.isdigit() and 0 < int(value) < 2**63:
+        return int(value)
+    return None

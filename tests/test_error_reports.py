@@ -5,8 +5,8 @@ from django.core.cache import cache
 from django.urls import reverse
 
 from claims.models import Correction, ErrorReport, ReportStatus
-from claims.reports import REPORTS_PER_WINDOW
-from tests.factories import CaseFactory
+from claims.reports import REPORTS_PER_WINDOW, report_close
+from tests.factories import CaseFactory, EditorFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -115,3 +115,75 @@ def test_a_reader_is_only_sent_back_to_a_page_of_this_site(client, page_url):
     response = report(client, page_url=page_url)
 
     assert response["Location"] == reverse("claims:corrections_log")
+
+
+def draft_from(client, stored, what_is_right):
+    return client.post(
+        reverse("claims:correction_draft"),
+        {
+            "report": stored.pk,
+            "case": stored.case_id,
+            "kind": "correction",
+            "what_was_wrong": stored.message,
+            "what_is_right": what_is_right,
+        },
+    )
+
+
+def test_a_report_another_editor_already_drafted_is_not_drafted_again_and_the_form_is_kept(
+    client, editor
+):
+    report(client, case=CaseFactory().slug)
+    stored = ErrorReport.objects.get()
+    client.force_login(editor)
+    draft_from(client, stored, "The parts add up to 460 seconds.")
+    first = Correction.objects.get()
+
+    response = draft_from(client, stored, "My own careful wording.")
+
+    assert response.status_code == 409
+    assert "This report was turned into a correction" in response.text
+    assert "My own careful wording." in response.text
+    stored.refresh_from_db()
+    assert (stored.correction, Correction.objects.count()) == (first, 1)
+
+
+def test_a_reply_to_a_report_closed_meanwhile_is_kept_and_not_sent(client, editor, mailoutbox):
+    report(client)
+    stored = ErrorReport.objects.get()
+    other = EditorFactory(username="olga")
+    report_close(report=stored, editor=other, reply="Fixed, thanks.")
+    client.force_login(editor)
+
+    response = client.post(
+        reverse("claims:report_close", args=[stored.pk]), {"reply": "My longer reply."}
+    )
+
+    assert response.status_code == 409
+    assert "This report was closed with a reply by olga meanwhile." in response.text
+    assert "My longer reply." in response.text
+    stored.refresh_from_db()
+    assert stored.reply == "Fixed, thanks."
+    assert [message.body.endswith("Fixed, thanks.") for message in mailoutbox] == [True]
+
+
+def test_a_blank_reply_is_refused_and_the_report_stays_open(client, editor):
+    report(client)
+    stored = ErrorReport.objects.get()
+    client.force_login(editor)
+
+    response = client.post(reverse("claims:report_close", args=[stored.pk]), {"reply": "   "})
+
+    assert response.status_code == 422
+    assert "Write a reply before closing the report." in response.text
+    stored.refresh_from_db()
+    assert stored.status == ReportStatus.OPEN
+
+
+@pytest.mark.parametrize("query", [{"report": "abc"}, {"report": "1.5"}, {"claim": "x"}])
+def test_a_mangled_link_to_the_corrections_desk_opens_it_empty(client, editor, query):
+    client.force_login(editor)
+
+    response = client.get(reverse("claims:corrections_desk"), query)
+
+    assert response.status_code == 200
