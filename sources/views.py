@@ -183,7 +183,15 @@ def quote_finder_view(request, pk, number):
 @permission_required("sources.add_quotation", raise_exception=True)
 def reanchoring_confirm_view(request, pk, reanchoring_pk):
     reanchoring = get_object_or_404(Reanchoring, pk=reanchoring_pk, version__source_id=pk)
-    reanchoring_confirm(reanchoring=reanchoring, actor=request.user)
+    try:
+        reanchoring_confirm(reanchoring=reanchoring, actor=request.user)
+    except ValidationError as refused:
+        if not request.htmx:
+            messages.error(request, " ".join(refused.messages))
+            return redirect(reanchoring.version.source.get_absolute_url())
+        context = source_reader(reanchoring.version.source)
+        context["reanchoring_error"] = " ".join(refused.messages)
+        return render(request, "sources/source_detail.html#version-panel", context, status=409)
     messages.success(request, f"Confirmed the new wording {reanchoring.new_quotation}.")
     context = source_reader(reanchoring.version.source)
     if request.htmx:

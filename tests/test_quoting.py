@@ -220,6 +220,28 @@ def test_claims_follow_quotations_found_word_for_word():
     assert claim.needs_attention == ""
 
 
+@pytest.mark.parametrize("htmx", [True, False])
+def test_confirming_a_quotation_that_did_not_change_is_refused_with_a_message(editor_client, htmx):
+    old = SourceVersionFactory(text="Stable words here.")
+    quoted(old, "Stable words here.")
+    new_version(old.source, "Stable words here, and more.")
+    reanchoring = Reanchoring.objects.get()
+    confirm = reverse("sources:reanchoring_confirm", args=[old.source_id, reanchoring.pk])
+
+    response = editor_client.post(confirm, headers={"HX-Request": "true"} if htmx else {})
+
+    message = "Only a quotation whose text changed needs confirming."
+    if htmx:
+        assert response.status_code == 409
+        assert 'id="version-panel"' in response.text
+        assert message in response.text
+    else:
+        assert response.status_code == 302
+        assert message in editor_client.get(response["Location"]).text
+    reanchoring.refresh_from_db()
+    assert reanchoring.confirmed_at is None
+
+
 def test_reanchoring_twice_changes_nothing():
     old = SourceVersionFactory(text="Stable words here.")
     quoted(old, "Stable words here.")
