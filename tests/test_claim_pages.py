@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from claims.models import Claim, ClaimStatus, Decision
 from claims.selectors import open_review_count
-from claims.services import claim_submit_for_review, reviewer_assign
+from claims.services import claim_submit_for_review, review_decide, reviewer_assign
 from claims.workflow import claim_digest
 from sources.services import find_span, quotation_create, source_version_create_from_text
 from tests.factories import (
@@ -473,6 +473,34 @@ def test_a_stale_review_page_cannot_sign_off_and_keeps_the_comment(client, edito
     assert "changed while you were reading" in response.text
     assert "Looks right to me." in response.text
     assert claim.assignments.get().decision == Decision.PENDING
+
+
+def test_a_decision_after_another_reviewer_sent_the_claim_back_keeps_the_comment_and_says_why(
+    client, editor, claim
+):
+    first = ready_for_review(claim, editor)
+    second = ReviewerFactory()
+    reviewer_assign(claim=claim, reviewer=second, editor=editor)
+    claim_submit_for_review(claim=claim, editor=editor)
+    digest = claim_digest(Claim.objects.get(pk=claim.pk))
+    review_decide(
+        assignment=claim.assignments.get(reviewer=first),
+        reviewer=first,
+        decision=Decision.CHANGES_REQUESTED,
+        comment="Cite the table.",
+        digest_seen=digest,
+    )
+
+    client.force_login(second)
+    response = client.post(
+        reverse("claims:review", args=[claim.assignments.get(reviewer=second).pk]),
+        {"decision": "approved", "comment": "Looks right to me.", "digest": digest},
+    )
+
+    assert response.status_code == 422
+    assert "The claim is changes requested, not in review." in response.text
+    assert "Looks right to me." in response.text
+    assert claim.assignments.get(reviewer=second).decision == Decision.PENDING
 
 
 def test_another_reviewers_assignment_is_not_found(client, claim):
