@@ -1,7 +1,11 @@
+from django.conf import settings
 from django.contrib.auth.decorators import login_not_required, permission_required
+from django.core.exceptions import RequestDataTooBig
 from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import render
+from django.template.defaultfilters import filesizeformat
+from django.views import defaults
 
 from factcheck.desk_pages import desk_page
 from factcheck.roles import claim_ids_visible_to
@@ -32,3 +36,22 @@ def healthz_view(request):
     balancers' health checks (and the page benchmark's floor).
     """
     return HttpResponse("ok", content_type="text/plain")
+
+
+def bad_request(request, exception):
+    """
+    ``handler400``: a form whose fields are over ``DATA_UPLOAD_MAX_MEMORY_SIZE``
+    (a very long pasted text) gets 413 and a sentence saying what to do, in
+    plain text, which the page shows above the form it leaves as it was
+    (static/js/request_errors.js); anything else gets Django's own 400.
+    """
+    if isinstance(exception, RequestDataTooBig):
+        limit = filesizeformat(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+        most = filesizeformat(settings.SOURCE_UPLOAD_MAX_BYTES)
+        return HttpResponse(
+            f"What you sent is over {limit}, the most a form can carry; nothing was saved. "
+            f"To add a text this long, save it as a file and upload that (up to {most}).",
+            status=413,
+            content_type="text/plain; charset=utf-8",
+        )
+    return defaults.bad_request(request, exception)

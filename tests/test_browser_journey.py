@@ -517,6 +517,43 @@ def test_an_oversized_upload_shows_its_error_in_the_page(browser, live_server, d
     assert not Source.objects.filter(title="Too big").exists()
 
 
+def test_a_pasted_text_over_the_form_limit_is_refused_in_the_page_and_stays_in_the_field(
+    browser, live_server, desk, settings
+):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 20_000
+    page = new_page(browser)
+    log_in(page, live_server.url, "eddie")
+    page.goto(f"{live_server.url}/sources/new/")
+    page.fill("#id_title", "Too long to paste")
+    pasted = "A long pasted article. " * 1000
+    page.fill("#id_pasted_text", pasted)
+    page.click("text=Save source")
+
+    page.wait_for_selector("#request-error:not([hidden])")
+    assert "the most a form can carry" in page.inner_text("#request-error")
+    assert page.get_attribute("#request-error", "role") == "alert"
+    assert page.input_value("#id_pasted_text") == pasted
+    assert page.input_value("#id_title") == "Too long to paste"
+    assert not Source.objects.filter(title="Too long to paste").exists()
+
+
+def test_a_refusal_that_htmx_does_not_swap_is_shown_in_the_page(browser, live_server, desk):
+    editor, _reviewer, case = desk
+    claim = case.claims.order_by("pk").first()
+    page = new_page(browser)
+    log_in(page, live_server.url, "eddie")
+    page.goto(f"{live_server.url}{claim.get_absolute_url()}")
+    page.fill("#id_rationale", "My unsaved rationale.")
+    editor.groups.clear()  # an administrator took the Editor role away meanwhile
+    page.click("#claim-edit-form button[type=submit]")
+
+    page.wait_for_selector("#request-error:not([hidden])")
+    assert "You are not allowed to do that." in page.inner_text("#request-error")
+    assert page.input_value("#id_rationale") == "My unsaved rationale."
+    claim.refresh_from_db()
+    assert claim.rationale != "My unsaved rationale."
+
+
 def test_two_editors_on_one_claim_see_the_conflict_view(browser, live_server, desk):
     _editor, _reviewer, case = desk
     EditorFactory(username="other", password=PASSWORD)

@@ -320,3 +320,14 @@ def test_the_size_message_gives_bytes_when_megabytes_would_read_the_same():
     assert too_large_message(30 * 1024 * 1024, limit) == (
         "The file is 30.0\xa0MB, over the limit of 25.0\xa0MB."
     )
+
+
+def test_a_pasted_text_over_the_form_limit_gets_413_saying_what_to_do(editor_client, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 20_000
+
+    response = create_source(editor_client, pasted_text="Words of a long article. " * 1000)
+
+    assert response.status_code == 413
+    assert response["Content-Type"].startswith("text/plain")
+    assert "save it as a file and upload that (up to 25.0" in response.text
+    assert not Source.objects.exists()

@@ -1,0 +1,51 @@
+// htmx leaves the page as it was when an answer is an error it does not swap
+// (403, 404, 413, 5xx) or when the server cannot be reached: the click would
+// seem to do nothing. Say what happened in the page's alert region instead,
+// and keep what the user typed where it is.
+(function () {
+  "use strict";
+
+  const BY_STATUS = {
+    403: "You are not allowed to do that. Nothing was changed.",
+    404: "That item is no longer there; someone may have removed it. Reload the page to see the current state.",
+    413: "What you sent is too large. Nothing was saved.",
+    429: "Too many requests in a short time. Wait a minute, then try again.",
+    503: "The database is not reachable at the moment. Nothing was saved; try again shortly.",
+  };
+  const FALLBACK = "The server could not complete this request. What you typed is still on the page; try again.";
+  const UNREACHABLE = "The server could not be reached. What you typed is still on the page; try again when the connection is back.";
+
+  function region() {
+    return document.getElementById("request-error");
+  }
+
+  function show(text) {
+    const notice = region();
+    if (!notice) return;
+    notice.querySelector("[data-request-error-text]").textContent = text;
+    notice.hidden = false;
+  }
+
+  function explanation(xhr) {
+    // A plain-text answer is the server's own sentence for this case (such as a
+    // pasted text over the limit); a page is not shown as text.
+    const type = xhr.getResponseHeader("Content-Type") || "";
+    const body = (xhr.responseText || "").trim();
+    if (type.startsWith("text/plain") && body && body.length <= 500) return body;
+    return BY_STATUS[xhr.status] || FALLBACK;
+  }
+
+  document.addEventListener("htmx:beforeRequest", function () {
+    const notice = region();
+    if (notice) notice.hidden = true;
+  });
+  document.addEventListener("htmx:responseError", function (event) {
+    show(explanation(event.detail.xhr));
+  });
+  document.addEventListener("htmx:sendError", function () {
+    show(UNREACHABLE);
+  });
+  document.addEventListener("click", function (event) {
+    if (event.target.closest("[data-request-error-close]")) region().hidden = true;
+  });
+})();
