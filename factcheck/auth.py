@@ -8,6 +8,11 @@ address, counted in the cache (LocMem, or Redis when REDIS_URL is set, shared by
 every server process). Over either limit a login is refused without looking at
 the password, with status 429, until the window that began with the first
 counted attempt ends.
+
+A request from a part of a page (htmx) whose session has ended, or whose CSRF
+token is out of date, gets a sentence in plain text (401, 403) that the page
+shows above itself, keeping what the user typed, instead of the login page or
+Django's CSRF page inside the part.
 """
 
 import contextlib
@@ -16,13 +21,16 @@ import hmac
 
 from django.conf import settings
 from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.auth import middleware as auth_middleware
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm
 from django.core import mail
 from django.core.cache import cache
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+from django.http import HttpResponse
 from django.tasks import task
 from django.template import loader
+from django.views import csrf as csrf_views
 
 #: Attempts allowed per window for one username, and from one client address.
 LOGIN_ATTEMPTS_PER_ACCOUNT = 5
@@ -204,3 +212,39 @@ class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
         response = super().form_valid(form)
         cache.delete(_account_key(form.user.get_username()))
         return response
+
+
+#: What a part of a page says when its request could not be trusted as the
+#: user's; the page keeps what was typed (static/js/request_errors.js).
+SESSION_ENDED = (
+    "Your session has ended, so nothing was saved. Copy what you typed, then reload the "
+    "page and log in again."
+)
+PAGE_OUT_OF_DATE = (
+    "This page is out of date for your login (you logged in or out in another tab), so "
+    "nothing was saved. Copy what you typed, then reload the page."
+)
+
+
+def _plain_answer(text, status):
+    return HttpResponse(text, status=status, content_type="text/plain; charset=utf-8")
+
+
+class LoginRequiredMiddleware(auth_middleware.LoginRequiredMiddleware):
+    """
+    Django's, except for an htmx request: a part of a page whose session has
+    ended gets 401 and a sentence instead of the login page, which htmx would
+    put inside the part in place of what the user typed there.
+    """
+
+    def handle_no_permission(self, request, view_func):
+        if request.headers.get("HX-Request") == "true":
+            return _plain_answer(SESSION_ENDED, 401)
+        return super().handle_no_permission(request, view_func)
+
+
+def csrf_failure(request, reason=""):
+    """``CSRF_FAILURE_VIEW``: Django's page, or for an htmx request a sentence (as above)."""
+    if request.headers.get("HX-Request") == "true":
+        return _plain_answer(PAGE_OUT_OF_DATE, 403)
+    return csrf_views.csrf_failure(request, reason=reason)

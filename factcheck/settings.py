@@ -59,6 +59,8 @@ elif not ALLOWED_HOSTS:
     ALLOWED_HOSTS = ["127.0.0.1", "localhost", "[::1]"]
 
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+# An htmx request with a stale token gets a sentence, not Django's page inside a part.
+CSRF_FAILURE_VIEW = "factcheck.auth.csrf_failure"
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -82,7 +84,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    # Django's, answering an htmx request whose session has ended with 401 and a sentence.
+    "factcheck.auth.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",

@@ -18,12 +18,14 @@ from django.urls import reverse
 from factcheck.auth import (
     LOGIN_ATTEMPTS_PER_ACCOUNT,
     LOGIN_ATTEMPTS_PER_ADDRESS,
+    PAGE_OUT_OF_DATE,
     RESET_REQUESTS_PER_ADDRESS,
     RESET_REQUESTS_PER_EMAIL,
     RESET_THROTTLED_MESSAGE,
+    SESSION_ENDED,
     THROTTLED_MESSAGE,
 )
-from tests.factories import EditorFactory
+from tests.factories import ClaimFactory, EditorFactory
 
 PASSWORD = "correct horse battery staple"
 
@@ -403,3 +405,37 @@ def test_a_new_password_from_a_reset_link_lifts_the_login_lockout(mailoutbox):
 
     assert done["Location"] == reverse("password_reset_complete")
     assert log_in(Client(), "eddie", new_password).status_code == 302
+
+
+@pytest.mark.django_db
+def test_a_part_of_a_page_whose_session_ended_gets_401_and_a_sentence_not_the_login_page():
+    claim = ClaimFactory()
+    edit = reverse("claims:claim_edit", args=[claim.case.slug, claim.pk])
+
+    from_htmx = Client().post(edit, {"rationale": "typed"}, headers={"HX-Request": "true"})
+    from_a_form = Client().post(edit, {"rationale": "typed"})
+
+    assert from_htmx.status_code == 401
+    assert from_htmx["Content-Type"].startswith("text/plain")
+    assert from_htmx.text == SESSION_ENDED
+    assert from_a_form.status_code == 302
+    assert from_a_form["Location"].startswith(reverse("login"))
+
+
+@pytest.mark.django_db
+def test_a_part_of_a_page_with_a_stale_csrf_token_gets_403_and_a_sentence():
+    editor = EditorFactory()
+    claim = ClaimFactory(author=editor)
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(editor)
+    client.get(claim.get_absolute_url())  # sets the CSRF cookie
+    edit = reverse("claims:claim_edit", args=[claim.case.slug, claim.pk])
+    stale = {"HX-Request": "true", "X-CSRFToken": "x" * 64}
+
+    from_htmx = client.post(edit, {"rationale": "typed"}, headers=stale)
+    from_a_form = client.post(edit, {"rationale": "typed"})
+
+    assert from_htmx.status_code == 403
+    assert from_htmx.text == PAGE_OUT_OF_DATE
+    assert from_a_form.status_code == 403
+    assert "CSRF" in from_a_form.text

@@ -554,6 +554,22 @@ def test_a_refusal_that_htmx_does_not_swap_is_shown_in_the_page(browser, live_se
     assert claim.rationale != "My unsaved rationale."
 
 
+def test_a_save_after_the_session_ended_says_so_and_keeps_the_text(browser, live_server, desk):
+    _editor, _reviewer, case = desk
+    claim = case.claims.order_by("pk").first()
+    page = new_page(browser)
+    log_in(page, live_server.url, "eddie")
+    page.goto(f"{live_server.url}{claim.get_absolute_url()}")
+    page.fill("#id_rationale", "My unsaved rationale.")
+    page.context.clear_cookies(name="sessionid")  # logged out in another tab, or expired
+    page.click("#claim-edit-form button[type=submit]")
+
+    page.wait_for_selector("#request-error:not([hidden])")
+    assert "Your session has ended" in page.inner_text("#request-error")
+    assert page.input_value("#id_rationale") == "My unsaved rationale."
+    assert page.locator("#claim-fields #id_username").count() == 0  # no login form inside
+
+
 def test_two_editors_on_one_claim_see_the_conflict_view(browser, live_server, desk):
     _editor, _reviewer, case = desk
     EditorFactory(username="other", password=PASSWORD)
