@@ -30,6 +30,7 @@ from tests.browser import (
     PHONE,
     log_in,
     new_page,
+    select_in_reader,
     shot,
     wait_for_htmx_to_settle,
 )
@@ -338,6 +339,64 @@ def test_a_mouse_selection_in_the_reader_becomes_a_quotation(browser, live_serve
     quotation = source.latest_version.quotations.get()
     assert quotation.exact == "1.7 seconds for RPC"
     assert ANNOUNCEMENT[quotation.start : quotation.end] == quotation.exact
+
+
+def select_from_a_claims_number(page, characters):
+    """
+    Select from inside the first claim's number in the case reader to
+    ``characters`` into its marked passage; the passage's offsets in the text.
+    """
+    return page.evaluate(
+        """(characters) => {
+          const number = document.querySelector('[data-quote-reader] a.claim-ref');
+          const reader = document.querySelector('[data-quote-reader]');
+          const segments = Array.from(reader.querySelectorAll('[data-start]'));
+          const passage = segments.find(
+            (segment) => number.compareDocumentPosition(segment) & Node.DOCUMENT_POSITION_FOLLOWING
+          );
+          const walker = document.createTreeWalker(passage, NodeFilter.SHOW_TEXT);
+          const text = walker.nextNode();
+          const range = document.createRange();
+          range.setStart(number.firstChild, 0);
+          range.setEnd(text, characters);
+          const selection = document.getSelection();
+          selection.removeAllRanges();
+          selection.addRange(range);
+          return [Number(passage.dataset.start), text.data.slice(0, characters)];
+        }""",
+        characters,
+    )
+
+
+def test_a_selection_starting_on_a_claims_number_quotes_the_text_after_it(
+    browser, live_server, desk
+):
+    _editor, _reviewer, case = desk
+    page = new_page(browser)
+    log_in(page, live_server.url, "eddie")
+    page.goto(f"{live_server.url}{case.get_absolute_url()}")
+    select_in_reader(page, "Together")  # an earlier selection, captured first
+    assert "Together" in page.inner_text("[data-quote-preview]")
+
+    start, words = select_from_a_claims_number(page, 12)
+
+    assert page.input_value("[data-quote-start]") == str(start)
+    assert page.input_value("[data-quote-end]") == str(start + 12)
+    assert page.input_value("[data-quote-text]") == words
+    assert words in page.inner_text("[data-quote-preview]")
+
+    page.evaluate(
+        """() => {
+          const number = document.querySelector('[data-quote-reader] a.claim-ref');
+          const range = document.createRange();
+          range.selectNodeContents(number);
+          document.getSelection().removeAllRanges();
+          document.getSelection().addRange(range);
+        }"""
+    )
+    page.wait_for_function("() => document.querySelector('[data-quote-button]').disabled")
+    assert page.input_value("[data-quote-start]") == ""
+    assert "none of the piece's text" in page.inner_text("[data-quote-preview]")
 
 
 def three_parts_of(sentence):

@@ -24,20 +24,29 @@
   function boundaryIndex(reader, container, offset) {
     if (container.nodeType === Node.TEXT_NODE) {
       const segment = container.parentElement.closest("[data-start]");
-      if (!segment || !reader.contains(segment)) return null;
-      return Number(segment.dataset.start) + codePoints(container.data.slice(0, offset));
+      if (segment && reader.contains(segment)) {
+        return Number(segment.dataset.start) + codePoints(container.data.slice(0, offset));
+      }
+      // Text that is not the piece's (a claim's number before its passage): the
+      // boundary is where the piece's text goes on after it.
+      return offsetAfter(reader, container, false);
     }
     const own = container.closest && container.closest("[data-start]");
     if (own && reader.contains(own)) {
       return Number(own.dataset.start) + (offset === 0 ? 0 : segmentLength(own));
     }
     // A boundary between elements: the next segment's start, or the end of the last one.
-    const all = segments(reader);
     const marker = container.childNodes[offset];
+    return marker ? offsetAfter(reader, marker, true) : offsetAfter(reader, container, false);
+  }
+
+  // The start of the first segment at or after ``node`` (inside it too when
+  // ``including``), or the end of the last segment.
+  function offsetAfter(reader, node, including) {
+    const all = segments(reader);
     for (const segment of all) {
-      if (marker ? marker === segment || marker.contains(segment) ||
-                   (marker.compareDocumentPosition(segment) & Node.DOCUMENT_POSITION_FOLLOWING)
-                 : container.compareDocumentPosition(segment) & Node.DOCUMENT_POSITION_FOLLOWING) {
+      if ((including && (node === segment || node.contains(segment))) ||
+          node.compareDocumentPosition(segment) & Node.DOCUMENT_POSITION_FOLLOWING) {
         return Number(segment.dataset.start);
       }
     }
@@ -70,18 +79,27 @@
     const selection = document.getSelection();
     let start = null;
     let end = null;
+    let inReader = false;
     if (selection && selection.rangeCount && !selection.isCollapsed) {
       const range = selection.getRangeAt(0);
-      if (reader.contains(range.commonAncestorContainer) || range.commonAncestorContainer === reader) {
+      inReader = reader.contains(range.commonAncestorContainer);
+      if (inReader) {
         start = boundaryIndex(reader, range.startContainer, range.startOffset);
         end = boundaryIndex(reader, range.endContainer, range.endOffset);
       }
     }
     if (start === null || end === null || end <= start) {
-      // A selection elsewhere (typing the statement, say) keeps the captured passage.
+      // A selection elsewhere (typing the statement, say) keeps the captured passage;
+      // one in the piece that holds none of its text (only a claim's number) clears
+      // it, so that the form never quotes a passage other than the one shown selected.
+      if (inReader) {
+        form.querySelector("[data-quote-start]").value = "";
+        form.querySelector("[data-quote-end]").value = "";
+        form.querySelector("[data-quote-text]").value = "";
+      }
       if (!form.querySelector("[data-quote-start]").value) {
         button.disabled = true;
-        preview.textContent = "Nothing selected.";
+        preview.textContent = inReader ? "This selection holds none of the piece's text." : "Nothing selected.";
       }
       return;
     }
