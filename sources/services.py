@@ -238,9 +238,20 @@ def quotation_create_from_selection(*, version, start, end, selected_text, actor
     into the version's text, ``selected_text`` what the browser says was
     selected. Both must agree with the stored text (white space aside, since a
     browser renders paragraph breaks its own way) or the quotation is refused.
+    A version replaced since the page was opened is refused too (``superseded``):
+    a reader quotes what the source says now, and the next version's text may differ.
     """
     if not version.is_ready:
         raise ValidationError("This version's text is not ready to quote yet.", code="not_ready")
+    latest = SourceVersion.objects.filter(source_id=version.source_id).order_by("-number")
+    newest = latest.values_list("number", flat=True).first()
+    if newest != version.number:
+        raise ValidationError(
+            f"Version {version.number} was replaced by version {newest} after this page was "
+            f"opened, so nothing was quoted. The page now shows version {newest}: select the "
+            "passage there again.",
+            code="superseded",
+        )
     text = version.extracted_text
     if not (0 <= start < end <= len(text)):
         raise ValidationError(

@@ -121,6 +121,7 @@ def quotation_create_view(request, pk, number):
     version = get_object_or_404(SourceVersion, source_id=pk, number=number)
     form = SelectionForm(request.POST)
     error = None
+    status = 422
     quotation = None
     if form.is_valid():
         try:
@@ -133,6 +134,7 @@ def quotation_create_view(request, pk, number):
             )
         except ValidationError as invalid:
             error = " ".join(invalid.messages)
+            status = 409 if invalid.code == "superseded" else 422
     else:
         error = "The selection was incomplete: select a passage of the text, then press Quote."
     # The part of the text being read: where the selection began.
@@ -146,7 +148,7 @@ def quotation_create_view(request, pk, number):
             request,
             "sources/source_detail.html#version-panel",
             context,
-            status=422 if error else 200,
+            status=status if error else 200,
         )
     if error:
         messages.error(request, error)

@@ -51,6 +51,27 @@ def test_a_selection_becomes_a_quotation_of_the_exact_stored_text(editor_client)
     assert quotation.prefix.endswith("The café\u0301 ")
 
 
+@pytest.mark.parametrize("htmx", [True, False])
+def test_quoting_a_version_replaced_since_the_page_was_opened_is_refused_with_the_newer_shown(
+    editor_client, htmx
+):
+    old = SourceVersionFactory(text="The mayor said 2.6 times.")
+    new_version(old.source, "The mayor said 2.7 times.")
+    headers = {"HX-Request": "true"} if htmx else {}
+
+    response = quote(editor_client, old, 0, 14, "The mayor said", **headers)
+
+    message = "Version 1 was replaced by version 2 after this page was opened"
+    if htmx:
+        assert response.status_code == 409
+        assert message in response.text
+        assert "2.7 times" in response.text  # the page now reads the newer version
+    else:
+        assert response.status_code == 302
+        assert message in editor_client.get(response["Location"]).text
+    assert not old.quotations.exists()
+
+
 def test_a_selection_across_a_line_break_is_quoted_with_the_break(editor_client):
     version = SourceVersionFactory(text=EMOJI_TEXT)
     start, end = find_span(EMOJI_TEXT, "line.\nThe")
