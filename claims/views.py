@@ -769,6 +769,10 @@ def report_error_view(request):
         # The form the public pages load when a reader opens "Report an error".
         initial = {name: request.GET.get(name, "") for name in ("page_url", "case", "claim")}
         initial["page_url"] = _local_path(request, initial["page_url"])
+        if "sent" in request.GET:
+            # Its own page: the reader's page may come from their browser's cache,
+            # which would never show a message.
+            return render(request, "claims/report_error.html", {"sent": initial["page_url"]})
         template = "claims/report_error.html"
         if request.htmx:
             template += "#report-form"
@@ -801,8 +805,8 @@ def report_error_view(request):
                 {"form": form, "too_many": True},
                 status=429,
             )
-        messages.success(request, "Thank you: your report reached our editors.")
-        return redirect(_local_path(request, data["page_url"]))
+        sent = {"sent": 1, "page_url": _local_path(request, data["page_url"])}
+        return redirect(f"{reverse('claims:report_error')}?{urlencode(sent)}")
     return render(request, "claims/report_error.html", {"form": form}, status=422)
 
 
