@@ -302,10 +302,16 @@ def correction_detail_view(request, pk):
     correction = get_object_or_404(
         public.published_corrections().select_related("approved_by"), pk=pk
     )
+    # Only published entries: a draft that will supersede this one is not public yet.
+    superseded_by = public.published_corrections().filter(supersedes=correction)
     return render(
         request,
         "claims/correction_detail.html",
-        {"correction": correction, "organisation": public.organisation()},
+        {
+            "correction": correction,
+            "superseded_by": superseded_by.order_by("sequence"),
+            "organisation": public.organisation(),
+        },
     )
 
 

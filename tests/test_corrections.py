@@ -137,6 +137,29 @@ def test_a_later_change_is_a_new_entry_that_supersedes_the_old(published_claim, 
     assert list(first.superseded_by.all()) == [second]
 
 
+def test_a_public_entry_names_only_the_published_entries_that_supersede_it(
+    client, published_claim, editor
+):
+    first = publish(published_claim, editor)
+    correction_draft(
+        case=published_claim.case,
+        claim=published_claim,
+        editor=editor,
+        kind="update",
+        what_was_wrong="Not yet public.",
+        what_is_right="A draft.",
+        supersedes=first,
+    )
+
+    page = client.get(first.get_absolute_url())
+    assert "Superseded by" not in page.text
+
+    second = publish(published_claim, editor, kind="update", supersedes=first)
+    page = client.get(first.get_absolute_url())
+    assert f'<a href="{second.get_absolute_url()}">entry {second.sequence}</a>' in page.text
+    assert page.text.count("Superseded by") == 1
+
+
 def test_verify_corrections_passes_on_an_intact_chain(published_claim, editor, capsys):
     for _ in range(3):
         publish(published_claim, editor)
