@@ -74,8 +74,13 @@ TRANSITIONS = {
     Action.PUBLISH: Transition(
         Action.PUBLISH, frozenset({ClaimStatus.APPROVED}), ClaimStatus.PUBLISHED, EDITOR
     ),
+    # A published claim stays on the public record: what changes after publication
+    # is told in the corrections log, not by the claim disappearing from the site.
     Action.WITHDRAW: Transition(
-        Action.WITHDRAW, _ALL - {ClaimStatus.WITHDRAWN}, ClaimStatus.WITHDRAWN, EDITOR
+        Action.WITHDRAW,
+        _ALL - {ClaimStatus.WITHDRAWN, ClaimStatus.PUBLISHED},
+        ClaimStatus.WITHDRAWN,
+        EDITOR,
     ),
 }
 

@@ -16,7 +16,14 @@ from claims.services import (
     review_decide,
     reviewer_assign,
 )
-from claims.workflow import TRANSITIONS, Action, TransitionRefused, claim_digest, claim_transition
+from claims.workflow import (
+    TRANSITIONS,
+    Action,
+    TransitionRefused,
+    allowed_actions,
+    claim_digest,
+    claim_transition,
+)
 from factcheck.models import AuditEvent
 from sources.services import source_version_create_from_text
 from tests.factories import (
@@ -69,7 +76,11 @@ EDITOR_ACTIONS = {
     (Action.SUBMIT, "draft"),
     (Action.SUBMIT, "changes_requested"),
     (Action.PUBLISH, "approved"),
-    *((Action.WITHDRAW, state) for state in ClaimStatus.values if state != "withdrawn"),
+    *(
+        (Action.WITHDRAW, state)
+        for state in ClaimStatus.values
+        if state not in {"withdrawn", "published"}
+    ),
 }
 ALLOWED = {
     (Action.REQUEST_CHANGES, "in_review", "assigned_reviewer"),
@@ -154,6 +165,17 @@ def test_a_reviewer_added_to_an_approved_claim_sends_it_back_to_review_until_the
     assert AuditEvent.objects.filter(action="claim.reopen", target_id=str(claim.pk)).exists()
     approve(claim, second)
     assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.APPROVED
+
+
+def test_a_published_claim_is_not_withdrawn_its_changes_go_through_the_corrections_log(
+    ready_claim, editor
+):
+    claim = in_state(ready_claim, "published")
+
+    assert Action.WITHDRAW not in allowed_actions(claim, editor)
+    with pytest.raises(TransitionRefused):
+        claim_transition(claim=claim, action=Action.WITHDRAW, actor=editor)
+    assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.PUBLISHED
 
 
 def test_submitting_an_incomplete_claim_says_everything_that_is_missing(editor):
