@@ -422,10 +422,14 @@ def test_a_long_source_is_read_part_by_part_and_quoted_in_a_later_part(browser, 
     log_in(page, live_server.url, "eddie")
     open_second_part(page, f"{live_server.url}{source.get_absolute_url()}")
     drag_select(page, "the engine served 450 requests")
+    reading_at = page.evaluate("() => window.scrollY")
     page.click("[data-quote-button]")
 
     page.wait_for_selector(".quotation-list >> text=the engine served 450 requests")
     assert "Part 2 of 3" in page.inner_text(".part-nav")  # still reading the same part
+    # The confirmation takes the focus, and the reader stays where they were reading.
+    page.wait_for_function("() => document.activeElement.textContent.startsWith('Quoted')")
+    assert abs(page.evaluate("() => window.scrollY") - reading_at) < 200
     quotation = source.latest_version.quotations.get()
     assert text[quotation.start : quotation.end] == "the engine served 450 requests"
 

@@ -2,12 +2,14 @@
 // button just pressed). The browser then drops the focus to the page's body,
 // and a keyboard user starts again from the top after every save. Put it in
 // what the swap brought instead: the first field to fix, else the message,
-// else the part's heading. A swap that did not take the focus (a poll while
-// someone reads) leaves it alone.
+// else the part's heading. A part may name what takes the focus
+// (data-swap-focus, such as "Quoted …" above a long text): that is focused
+// without scrolling, so the reader stays where they were reading. A swap that
+// did not take the focus (a poll while someone reads) leaves it alone.
 (function () {
   "use strict";
 
-  const CHOICES = ['[aria-invalid="true"]', '[role="alert"]', '[role="status"]', "h2, h3"];
+  const CHOICES = ["[data-swap-focus]", '[aria-invalid="true"]', '[role="alert"]', '[role="status"]', "h2, h3"];
   const FOCUSABLE = "a[href], button, input, select, textarea, [tabindex]";
   let swapTookFocus = false;
 
@@ -30,7 +32,7 @@
       const found = swapped.matches(selector) ? swapped : swapped.querySelector(selector);
       if (found) {
         if (!found.matches(FOCUSABLE)) found.setAttribute("tabindex", "-1");
-        found.focus();
+        found.focus({ preventScroll: found.matches("[data-swap-focus]") });
         swapTookFocus = false;
         return;
       }
