@@ -85,11 +85,14 @@ class EditConflict(Exception):
 
 
 def _refuse_if_read_only(claim):
+    if claim.status == ClaimStatus.PUBLISHED:
+        raise ValidationError(
+            "A published claim is read-only; a change after publication goes through a correction.",
+            code="read_only",
+        )
     if claim.status in READ_ONLY_STATES:
         raise ValidationError(
-            f"A {claim.get_status_display().lower()} claim is read-only; a change after "
-            "publication goes through a correction.",
-            code="read_only",
+            f"A {claim.get_status_display().lower()} claim is read-only.", code="read_only"
         )
 
 

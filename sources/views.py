@@ -194,10 +194,10 @@ def reanchoring_confirm_view(request, pk, reanchoring_pk):
         context = source_reader(reanchoring.version.source)
         context["reanchoring_error"] = " ".join(refused.messages)
         return render(request, "sources/source_detail.html#version-panel", context, status=409)
-    messages.success(request, f"Confirmed the new wording {reanchoring.new_quotation}.")
-    context = source_reader(reanchoring.version.source)
     if request.htmx:
+        context = source_reader(reanchoring.version.source) | {"confirmed": reanchoring}
         return render(request, "sources/source_detail.html#version-panel", context)
+    messages.success(request, f"Confirmed the new wording {reanchoring.new_quotation}.")
     return redirect(reanchoring.version.source.get_absolute_url())
 
 

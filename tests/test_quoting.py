@@ -263,6 +263,22 @@ def test_confirming_a_quotation_that_did_not_change_is_refused_with_a_message(ed
     assert reanchoring.confirmed_at is None
 
 
+def test_confirming_new_wording_in_place_says_so_in_the_panel(editor_client):
+    old = SourceVersionFactory(text="Intro. The speedup is up to 2.6 times higher. Outro.")
+    quoted(old, "The speedup is up to 2.6 times higher.")
+    new_version(old.source, "Intro. The speedup is up to 2.7 times higher. Outro.")
+    reanchoring = Reanchoring.objects.get()
+    confirm = reverse("sources:reanchoring_confirm", args=[old.source_id, reanchoring.pk])
+
+    response = editor_client.post(confirm, headers={"HX-Request": "true"})
+
+    assert response.status_code == 200
+    assert 'id="version-panel"' in response.text
+    assert "Confirmed the new wording" in response.text
+    reanchoring.refresh_from_db()
+    assert reanchoring.confirmed_at is not None
+
+
 def test_reanchoring_twice_changes_nothing():
     old = SourceVersionFactory(text="Stable words here.")
     quoted(old, "Stable words here.")
