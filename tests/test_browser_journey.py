@@ -633,6 +633,30 @@ def test_a_save_after_the_session_ended_says_so_and_keeps_the_text(browser, live
     assert page.locator("#claim-fields #id_username").count() == 0  # no login form inside
 
 
+def test_withdrawing_a_claim_asks_first(browser, live_server, desk):
+    _editor, _reviewer, case = desk
+    claim = case.claims.filter(status=ClaimStatus.DRAFT).order_by("pk").first()
+    page = new_page(browser)
+    log_in(page, live_server.url, "eddie")
+    page.goto(f"{live_server.url}{claim.get_absolute_url()}")
+    questions = []
+
+    def answer(dialog, accept):
+        questions.append(dialog.message)
+        dialog.accept() if accept else dialog.dismiss()
+
+    page.once("dialog", lambda dialog: answer(dialog, accept=False))
+    page.click("button[value=withdraw]")
+    wait_for_htmx_to_settle(page)
+    assert questions == ["Withdraw this claim? A withdrawn claim cannot be brought back."]
+    assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.DRAFT
+
+    page.once("dialog", lambda dialog: answer(dialog, accept=True))
+    page.click("button[value=withdraw]")
+    page.wait_for_selector("text=the claim is now withdrawn")
+    assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.WITHDRAWN
+
+
 def test_two_editors_on_one_claim_see_the_conflict_view(browser, live_server, desk):
     _editor, _reviewer, case = desk
     EditorFactory(username="other", password=PASSWORD)
