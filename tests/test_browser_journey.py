@@ -600,37 +600,39 @@ def test_a_pasted_text_over_the_form_limit_is_refused_in_the_page_and_stays_in_t
     assert not Source.objects.filter(title="Too long to paste").exists()
 
 
-def test_a_refusal_that_htmx_does_not_swap_is_shown_in_the_page(browser, live_server, desk):
+def take_the_editor_role_away(page, editor):
+    editor.groups.clear()  # by an administrator, while the page is open
+
+
+def end_the_session(page, editor):
+    page.context.clear_cookies(name="sessionid")  # logged out in another tab, or expired
+
+
+@pytest.mark.parametrize(
+    "meanwhile, said",
+    [
+        (take_the_editor_role_away, "You are not allowed to do that."),
+        (end_the_session, "Your session has ended"),
+    ],
+)
+def test_a_save_refused_without_a_part_to_swap_says_why_and_keeps_the_text(
+    browser, live_server, desk, meanwhile, said
+):
     editor, _reviewer, case = desk
     claim = case.claims.order_by("pk").first()
     page = new_page(browser)
     log_in(page, live_server.url, "eddie")
     page.goto(f"{live_server.url}{claim.get_absolute_url()}")
     page.fill("#id_rationale", "My unsaved rationale.")
-    editor.groups.clear()  # an administrator took the Editor role away meanwhile
+    meanwhile(page, editor)
     page.click("#claim-edit-form button[type=submit]")
 
     page.wait_for_selector("#request-error:not([hidden])")
-    assert "You are not allowed to do that." in page.inner_text("#request-error")
-    assert page.input_value("#id_rationale") == "My unsaved rationale."
-    claim.refresh_from_db()
-    assert claim.rationale != "My unsaved rationale."
-
-
-def test_a_save_after_the_session_ended_says_so_and_keeps_the_text(browser, live_server, desk):
-    _editor, _reviewer, case = desk
-    claim = case.claims.order_by("pk").first()
-    page = new_page(browser)
-    log_in(page, live_server.url, "eddie")
-    page.goto(f"{live_server.url}{claim.get_absolute_url()}")
-    page.fill("#id_rationale", "My unsaved rationale.")
-    page.context.clear_cookies(name="sessionid")  # logged out in another tab, or expired
-    page.click("#claim-edit-form button[type=submit]")
-
-    page.wait_for_selector("#request-error:not([hidden])")
-    assert "Your session has ended" in page.inner_text("#request-error")
+    assert said in page.inner_text("#request-error")
     assert page.input_value("#id_rationale") == "My unsaved rationale."
     assert page.locator("#claim-fields #id_username").count() == 0  # no login form inside
+    claim.refresh_from_db()
+    assert claim.rationale != "My unsaved rationale."
 
 
 def test_withdrawing_a_claim_asks_first(browser, live_server, desk):
