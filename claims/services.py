@@ -208,6 +208,7 @@ def reviewer_assign(*, claim, reviewer, editor, due_on=None):
     require_editor(editor, "assign reviewers")
     if not reviewer.groups.filter(name=REVIEWER).exists():
         raise ValidationError(f"{reviewer.get_username()} is not a reviewer.", code="not_reviewer")
+    _lock_claim(claim)
     _refuse_if_read_only(claim)
     assignment = ReviewAssignment(
         claim=claim, reviewer=reviewer, assigned_by=acting_user(editor), due_on=due_on
@@ -220,7 +221,7 @@ def reviewer_assign(*, claim, reviewer, editor, due_on=None):
         target=claim,
         changes={"reviewer": reviewer.get_username(), "due_on": due_on},
     )
-    # Read under the claim's lock: a no-op unless the claim is approved.
+    # A no-op unless the claim is approved.
     claim_transition(
         claim=claim,
         action=Action.REOPEN,

@@ -582,7 +582,8 @@ def evidence_remove_view(request, slug, pk, evidence_pk):
 def reviewer_assign_view(request, slug, pk):
     case = _case(request, slug)
     claim = get_object_or_404(claims_visible_to(request.user), case=case, pk=pk)
-    return _submit(
+    was_approved = claim.status == ClaimStatus.APPROVED
+    response = _submit(
         request,
         case,
         pk,
@@ -591,6 +592,12 @@ def reviewer_assign_view(request, slug, pk):
         partial="assignments",
         action=lambda data: reviewer_assign(claim=claim, editor=request.user, **data),
     )
+    if response.status_code == 200 and was_approved:
+        # The claim went back to review: more of the page than the list changed.
+        messages.info(request, "Reviewer assigned: the claim is back in review until they approve.")
+        url = reverse("claims:claim_detail", args=[case.slug, claim.pk])
+        return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+    return response
 
 
 @require_POST
@@ -733,6 +740,15 @@ def correction_draft_view(request):
                 if report:
                     report_convert(report=report, correction=correction, editor=request.user)
         except ValidationError as invalid:
+            if invalid.code == "handled":
+                # Kept without the link to the report, so that saving again keeps the draft.
+                form = CorrectionForm(request.POST.dict() | {"report": ""})
+                form.full_clean()
+                invalid = ValidationError(
+                    f"{invalid.message} Your draft was not saved; save it again to keep it "
+                    "without the link to the report.",
+                    code="handled",
+                )
             form.add_error(None, invalid)
         else:
             messages.success(request, "Correction drafted. A second person must approve it.")
@@ -845,6 +861,8 @@ def report_close_view(request, pk):
         )
     messages.success(
         request,
-        "Report closed; the reader was sent your reply." if report.email else "Report closed.",
+        "Report closed; your reply is on its way to the reader."
+        if report.email
+        else "Report closed.",
     )
     return redirect("claims:reports_inbox")

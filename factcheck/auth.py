@@ -220,6 +220,7 @@ SESSION_ENDED = (
     "Your session has ended, so nothing was saved. Copy what you typed, then reload the "
     "page and log in again."
 )
+SESSION_ENDED_READING = "Your session has ended. Reload the page and log in again."
 PAGE_OUT_OF_DATE = (
     "This page is out of date for your login (you logged in or out in another tab), so "
     "nothing was saved. Copy what you typed, then reload the page."
@@ -239,7 +240,8 @@ class LoginRequiredMiddleware(auth_middleware.LoginRequiredMiddleware):
 
     def handle_no_permission(self, request, view_func):
         if request.headers.get("HX-Request") == "true":
-            return _plain_answer(SESSION_ENDED, 401)
+            reading = request.method in ("GET", "HEAD")
+            return _plain_answer(SESSION_ENDED_READING if reading else SESSION_ENDED, 401)
         return super().handle_no_permission(request, view_func)
 
 

@@ -19,6 +19,13 @@ def id_or_none(value):
     ``value`` (from a query string) as a row id the database can hold, else None:
     a link with a mangled id shows the page without what it named, not an error.
     """
-    if value and value.isascii() and value.isdigit() and 0 < int(value) < 2**63:
+    # At most 19 digits: Python refuses to read a number of thousands of digits at all.
+    if (
+        value
+        and len(value) <= 19
+        and value.isascii()
+        and value.isdigit()
+        and 0 < int(value) < 2**63
+    ):
         return int(value)
     return None

@@ -249,7 +249,7 @@ def quotation_create_from_selection(*, version, start, end, selected_text, actor
         raise ValidationError(
             f"Version {version.number} was replaced by version {newest} after this page was "
             f"opened, so nothing was quoted. The page now shows version {newest}: select the "
-            "passage there again.",
+            "passage there again once its text is shown.",
             code="superseded",
         )
     text = version.extracted_text

@@ -23,6 +23,7 @@ from factcheck.auth import (
     RESET_REQUESTS_PER_EMAIL,
     RESET_THROTTLED_MESSAGE,
     SESSION_ENDED,
+    SESSION_ENDED_READING,
     THROTTLED_MESSAGE,
 )
 from tests.factories import ClaimFactory, EditorFactory
@@ -420,6 +421,9 @@ def test_a_part_of_a_page_whose_session_ended_gets_401_and_a_sentence_not_the_lo
     assert from_htmx.text == SESSION_ENDED
     assert from_a_form.status_code == 302
     assert from_a_form["Location"].startswith(reverse("login"))
+    # Paging through a list saves nothing, and says so.
+    paging = Client().get(reverse("claims:case_list"), {"page": 2}, headers={"HX-Request": "true"})
+    assert (paging.status_code, paging.text) == (401, SESSION_ENDED_READING)
 
 
 @pytest.mark.django_db

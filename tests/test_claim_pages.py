@@ -239,6 +239,29 @@ def test_assigning_a_reviewer_mails_them(editor_client, claim, mailoutbox):
     assert mailoutbox[0].to == [reviewer.email]
 
 
+def test_assigning_a_reviewer_to_an_approved_claim_reloads_the_page_with_its_new_status(
+    editor_client, editor, claim
+):
+    reviewer = ready_for_review(claim, editor)
+    claim_submit_for_review(claim=claim, editor=editor)
+    review_decide(
+        assignment=claim.assignments.get(),
+        reviewer=reviewer,
+        decision=Decision.APPROVED,
+        digest_seen=claim_digest(Claim.objects.get(pk=claim.pk)),
+    )
+    assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.APPROVED
+
+    response = editor_client.post(
+        url("reviewer_assign", claim), {"reviewer": ReviewerFactory().pk}, headers=HTMX
+    )
+
+    assert response["HX-Redirect"] == claim.get_absolute_url()
+    page = editor_client.get(claim.get_absolute_url())
+    assert "the claim is back in review until they approve" in page.text
+    assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.IN_REVIEW
+
+
 def test_a_due_date_already_past_is_refused_next_to_the_field(editor_client, claim, mailoutbox):
     reviewer = ReviewerFactory()
     yesterday = timezone.localdate() - datetime.timedelta(days=1)

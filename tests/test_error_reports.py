@@ -1,5 +1,6 @@
 """Readers report errors; bots and floods are turned away; editors handle the inbox."""
 
+import lxml.html
 import pytest
 from django.core.cache import cache
 from django.urls import reverse
@@ -149,6 +150,16 @@ def test_a_report_another_editor_already_drafted_is_not_drafted_again_and_the_fo
     stored.refresh_from_db()
     assert (stored.correction, Correction.objects.count()) == (first, 1)
 
+    # Saved again as the page now holds it: the draft is kept, without the report.
+    html = lxml.html.fromstring(response.text)
+    (form,) = html.xpath("//form[.//textarea[@name='what_is_right']]")
+    again = client.post(reverse("claims:correction_draft"), dict(form.form_values()))
+    assert again.status_code == 302
+    kept = Correction.objects.exclude(pk=first.pk).get()
+    assert kept.what_is_right == "My own careful wording."
+    stored.refresh_from_db()
+    assert stored.correction == first
+
 
 def test_a_reply_to_a_report_closed_meanwhile_is_kept_and_not_sent(client, editor, mailoutbox):
     report(client)
@@ -182,7 +193,9 @@ def test_a_blank_reply_is_refused_and_the_report_stays_open(client, editor):
     assert stored.status == ReportStatus.OPEN
 
 
-@pytest.mark.parametrize("query", [{"report": "abc"}, {"report": "1.5"}, {"claim": "x"}])
+@pytest.mark.parametrize(
+    "query", [{"report": "abc"}, {"report": "1.5"}, {"claim": "x"}, {"report": "1" * 5000}]
+)
 def test_a_mangled_link_to_the_corrections_desk_opens_it_empty(client, editor, query):
     client.force_login(editor)
 

@@ -2,6 +2,7 @@
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import override_settings
 from django.urls import reverse
 
 from claims.models import Claim
@@ -12,6 +13,7 @@ from sources.services import (
     quotation_create,
     reanchoring_confirm,
     source_version_create_from_text,
+    source_version_upload,
     version_reanchor,
 )
 from tests import sample_files
@@ -27,6 +29,8 @@ from tests.factories import (
 
 pytestmark = pytest.mark.django_db
 
+#: A backend that only records tasks, so that a new version waits for its text.
+QUEUED_ONLY = {"default": {"BACKEND": "django.tasks.backends.dummy.DummyBackend"}}
 EMOJI_TEXT = "Intro 🐍 line.\nThe café\u0301 serves 2.6× more 👍🏽 tokens.\nEnd."
 
 
@@ -69,6 +73,21 @@ def test_quoting_a_version_replaced_since_the_page_was_opened_is_refused_with_th
     else:
         assert response.status_code == 302
         assert message in editor_client.get(response["Location"]).text
+    assert not old.quotations.exists()
+
+
+def test_quoting_a_replaced_version_says_so_while_the_newer_one_is_still_extracting(
+    editor_client,
+):
+    old = SourceVersionFactory(text="The mayor said 2.6 times.")
+    pdf = sample_files.make_text_pdf(["The mayor said 2.7 times."])
+    with override_settings(TASKS=QUEUED_ONLY):  # its text waits for the worker
+        source_version_upload(source=old.source, content=pdf, filename="v2.pdf", actor=None)
+
+    response = quote(editor_client, old, 0, 14, "The mayor said", **{"HX-Request": "true"})
+
+    assert response.status_code == 409
+    assert "Version 1 was replaced by version 2" in response.text
     assert not old.quotations.exists()
 
 

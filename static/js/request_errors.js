@@ -35,7 +35,9 @@
     return BY_STATUS[xhr.status] || FALLBACK;
   }
 
-  document.addEventListener("htmx:beforeRequest", function () {
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    // A poll (hx-trigger="every …") is not the user's doing: the notice stays to be read.
+    if (/\bevery\b/.test(event.detail.elt.getAttribute("hx-trigger") || "")) return;
     const notice = region();
     if (notice) notice.hidden = true;
   });
