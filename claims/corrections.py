@@ -112,17 +112,41 @@ def correction_draft(
     new_verdict=None,
     supersedes=None,
 ):
-    """Draft a correction of a published ``case`` (or one of its published claims)."""
+    """
+    Draft a correction of a published ``case`` (one with a published claim) or
+    of one of its published claims. An entry it ``supersedes`` is a published
+    one about the same case (and claim, when both name one): the public log is
+    append-only, so nothing it could not show is let into a draft.
+    """
     require_editor(editor, "draft a correction")
     if claim is not None and claim.status != ClaimStatus.PUBLISHED:
         raise ValidationError(
             "Only a published claim is corrected; edit a draft claim directly.",
             code="claim_not_published",
         )
-    if supersedes is not None and supersedes.status != CorrectionStatus.PUBLISHED:
+    if claim is not None and claim.case_id != case.pk:
         raise ValidationError(
-            "Only a published entry can be superseded.", code="supersedes_unpublished"
+            f"The claim is not one of the case “{case}”.", code="claim_of_another_case"
         )
+    if not case.claims.filter(status=ClaimStatus.PUBLISHED).exists():
+        raise ValidationError(
+            f"The case “{case}” has nothing published yet; a correction is of published work.",
+            code="case_not_published",
+        )
+    if supersedes is not None:
+        if supersedes.status != CorrectionStatus.PUBLISHED:
+            raise ValidationError(
+                "Only a published entry can be superseded.", code="supersedes_unpublished"
+            )
+        if supersedes.case_id != case.pk or (
+            claim is not None and supersedes.claim_id not in (None, claim.pk)
+        ):
+            raise ValidationError(
+                f"Entry {supersedes.sequence} is about another "
+                f"{'claim' if supersedes.case_id == case.pk else 'case'}; a later entry "
+                "supersedes one about the same thing.",
+                code="supersedes_other",
+            )
     correction = Correction(
         case=case,
         claim=claim,

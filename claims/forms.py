@@ -219,6 +219,10 @@ class CorrectionForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        # Only what the public site shows can be corrected (correction_draft checks it too).
+        self.fields["case"].queryset = Case.objects.filter(
+            pk__in=Claim.objects.filter(status="published").values("case_id")
+        )
         self.fields["claim"].queryset = Claim.objects.filter(status="published").select_related(
             "case"
         )

@@ -98,6 +98,44 @@ def test_only_a_published_claim_is_corrected(editor):
         )
 
 
+def test_a_case_with_nothing_published_gets_no_correction(editor):
+    unpublished = ClaimFactory(author=editor)
+
+    with pytest.raises(ValidationError) as refused:
+        correction_draft(
+            case=unpublished.case,
+            editor=editor,
+            kind="correction",
+            what_was_wrong="Nothing public.",
+            what_is_right="Nothing to correct.",
+        )
+
+    assert refused.value.code == "case_not_published"
+    assert not Correction.objects.exists()
+
+
+def test_an_entry_supersedes_only_one_about_the_same_case(published_claim, editor):
+    first = publish(published_claim, editor)
+    elsewhere = ClaimFactory(author=editor)
+    Claim.objects.filter(pk=elsewhere.pk).update(
+        status=ClaimStatus.PUBLISHED, published_at="2026-11-06T10:00:00Z"
+    )
+
+    with pytest.raises(ValidationError) as refused:
+        correction_draft(
+            case=elsewhere.case,
+            editor=editor,
+            kind="update",
+            what_was_wrong="About another case.",
+            what_is_right="Must not supersede entry 1.",
+            supersedes=first,
+        )
+
+    assert refused.value.code == "supersedes_other"
+    assert "Entry 1 is about another case" in refused.value.message
+    assert not first.superseded_by.exists()
+
+
 def test_a_verdict_changing_correction_records_both_verdicts_and_applies_the_new_one(
     published_claim, editor
 ):

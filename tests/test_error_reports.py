@@ -4,10 +4,11 @@ import lxml.html
 import pytest
 from django.core.cache import cache
 from django.urls import reverse
+from django.utils import timezone
 
-from claims.models import Correction, ErrorReport, ReportStatus
+from claims.models import ClaimStatus, Correction, ErrorReport, ReportStatus
 from claims.reports import REPORTS_PER_WINDOW, report_close
-from tests.factories import CaseFactory, EditorFactory
+from tests.factories import CaseFactory, ClaimFactory, EditorFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -72,8 +73,15 @@ def test_an_empty_report_is_refused_and_keeps_the_email(client):
     assert not ErrorReport.objects.exists()
 
 
-def test_a_report_becomes_a_correction_draft(client, editor):
+def published_case():
+    """A case with a published claim: what a correction is drafted for."""
     case = CaseFactory()
+    ClaimFactory(case=case, status=ClaimStatus.PUBLISHED, published_at=timezone.now())
+    return case
+
+
+def test_a_report_becomes_a_correction_draft(client, editor):
+    case = published_case()
     report(client, case=case.slug)
     stored = ErrorReport.objects.get()
     client.force_login(editor)
@@ -136,7 +144,7 @@ def draft_from(client, stored, what_is_right):
 def test_a_report_another_editor_already_drafted_is_not_drafted_again_and_the_form_is_kept(
     client, editor
 ):
-    report(client, case=CaseFactory().slug)
+    report(client, case=published_case().slug)
     stored = ErrorReport.objects.get()
     client.force_login(editor)
     draft_from(client, stored, "The parts add up to 460 seconds.")
