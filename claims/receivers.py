@@ -2,6 +2,7 @@
 
 from django.db.models import Q
 from django.dispatch import receiver
+from django.utils import timezone
 
 from claims.models import Claim, Evidence
 from claims.services import signoffs_revalidate
@@ -28,11 +29,7 @@ def follow_reanchored_quotations(sender, version, reanchorings, **kwargs):
                 )
             continue
         if reanchoring.status == AnchoringStatus.CHANGED:
-            reason = (
-                f"The text quoted from “{version.source}” changed in version {version.number}: "
-                f"it read “{reanchoring.quotation.exact}” and now reads "
-                f"“{reanchoring.new_quotation.exact}”. Confirm the new wording on the source page."
-            )
+            reason = _changed_wording(reanchoring)
         else:
             reason = (
                 f"The text quoted from “{version.source}” is no longer in version "
@@ -43,10 +40,25 @@ def follow_reanchored_quotations(sender, version, reanchorings, **kwargs):
             signoffs_revalidate(claim=claim, reason=reason, force=True)
 
 
+def _changed_wording(reanchoring):
+    """Why a claim is flagged when a quotation's words changed in a new version."""
+    version = reanchoring.version
+    return (
+        f"The text quoted from “{version.source}” changed in version {version.number}: "
+        f"it read “{reanchoring.quotation.exact}” and now reads "
+        f"“{reanchoring.new_quotation.exact}”. Confirm the new wording on the source page."
+    )
+
+
 @receiver(reanchoring_confirmed)
 def follow_confirmed_quotation(sender, reanchoring, actor, **kwargs):
-    """Once a person confirms a changed quotation, its claims rely on the new words."""
+    """
+    Once a person confirms a changed quotation, its claims rely on the new words
+    and no longer carry the flag that asked for the confirmation.
+    """
+    reason = _changed_wording(reanchoring)
     for claim in repoint_quotation(reanchoring.quotation, reanchoring.new_quotation):
+        unflag_claim(claim, reason)
         signoffs_revalidate(claim=claim, reason="a changed quotation was confirmed", actor=actor)
 
 
@@ -63,7 +75,15 @@ def repoint_quotation(old, new):
     # A claim may already cite the new quotation; keep one piece of evidence.
     already = Evidence.objects.filter(quotation=new).values("claim")
     Evidence.objects.filter(quotation=old).exclude(claim__in=already).update(quotation=new)
+    # What the claims' pages show changed: their public copies and ETags go with it.
+    Claim.objects.filter(pk__in=[claim.pk for claim in affected]).update(updated_at=timezone.now())
     return affected
+
+
+def unflag_claim(claim, reason):
+    """Take ``reason`` off ``claim``'s flags (the claim as read before, its other reasons kept)."""
+    reasons = [line for line in claim.needs_attention.splitlines() if line and line != reason]
+    Claim.objects.filter(pk=claim.pk).update(needs_attention="\n".join(reasons))
 
 
 def flag_claim(claim, reason):

@@ -3,6 +3,7 @@
 import factory
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.utils import timezone
 
 from claims.models import Case, Claim, Comment, Correction, Evidence, Rating, ReviewAssignment
 from factcheck.roles import EDITOR, REVIEWER
@@ -179,6 +180,9 @@ class PublishedCorrectionFactory(CorrectionFactory):
         from claims.corrections import correction_approve, correction_draft, correction_publish
 
         editor = EditorFactory()
+        if not case.claims.filter(status="published").exists():
+            # A correction is of published work: the case gets a published claim.
+            ClaimFactory(case=case, status="published", published_at=timezone.now())
         draft = correction_draft(
             case=case,
             editor=editor,

@@ -238,6 +238,8 @@ def test_a_changed_quotation_flags_its_claims_until_a_person_confirms_it(editor)
     reanchoring = Reanchoring.objects.get(quotation=claim.quotation)
     assert reanchoring.needs_confirmation
 
+    flagged_at = claim.updated_at
+
     reanchoring_confirm(reanchoring=reanchoring, actor=editor)
 
     claim.refresh_from_db()
@@ -245,6 +247,8 @@ def test_a_changed_quotation_flags_its_claims_until_a_person_confirms_it(editor)
     assert claim.quotation == reanchoring.new_quotation
     assert claim.quotation.exact == "The speedup is up to 2.7 times higher."
     assert evidence.quotation == reanchoring.new_quotation
+    assert claim.needs_attention == ""  # the flag asked for this confirmation
+    assert claim.updated_at > flagged_at  # its pages, public copies included, change with it
 
 
 def test_claims_follow_quotations_found_word_for_word():
