@@ -303,7 +303,7 @@ def _reviews_for(*, reviewer_id):
         ReviewAssignment.objects.filter(reviewer_id=reviewer_id)
         .select_related("claim__case")
         # What a row of My reviews shows (claims/my_reviews.html#assignment-row).
-        .only("due_on", "decision", "claim__statement", "claim__case__title")
+        .only("due_on", "decision", "claim__statement", "claim__status", "claim__case__title")
         .order_by(
             F("decided_at").desc(nulls_first=True),
             F("due_on").asc(nulls_last=True),
@@ -418,17 +418,20 @@ def quotations_for_evidence(case, query, limit=20):
     return list(quotations[:limit])
 
 
-def case_filter_choices(case):
+def case_filter_choices(case, *, reviewers=True):
     """
     The verdicts and the reviewers (``(id as text, name)``, as the filter's
-    options carry them) that the case's claim list can be filtered by.
+    options carry them) that the case's claim list can be filtered by; no
+    reviewers without ``reviewers`` (a reviewer's list holds only their claims).
     """
     return {
         "verdicts": _verdicts(),
         "reviewers": [
             (str(pk), f"{first_name} {last_name}".strip() or username)
             for pk, username, first_name, last_name in _reviewers_of_case(case_id=case.pk)
-        ],
+        ]
+        if reviewers
+        else [],
     }
 
 

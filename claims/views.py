@@ -149,6 +149,7 @@ def case_detail_view(request, slug, create_form=None, status_code=200):
     if request.htmx and request.htmx.target == "claim-list":
         return render(request, "claims/case_detail.html#claim-list", context)
 
+    every_claim = sees_every_case(request.user)
     version = latest_version_without_text(case.source_under_check)
     # Without a mouse: words found in the piece, then a match picked into the claim form.
     finder = PassageFinderForm(request.GET if "passage" in request.GET else None)
@@ -169,11 +170,11 @@ def case_detail_view(request, slug, create_form=None, status_code=200):
         "part": case_marked_part(case, version, index, at=at)
         if version and version.is_ready
         else None,
-        # A reviewer's index holds only their claims; the summary counts them all.
-        "summary": claim_status_summary(
-            case, index=index if sees_every_case(request.user) else None
-        ),
-        **case_filter_choices(case),
+        # A reviewer's index holds only their claims; the summary counts them all,
+        # the filter what it can show them.
+        "summary": claim_status_summary(case, index=index if every_claim else None),
+        "status_choices": claim_status_summary(case, index=index),
+        **case_filter_choices(case, reviewers=every_claim),
     }
     return render(request, "claims/case_detail.html", context, status=status_code)
 

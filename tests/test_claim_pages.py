@@ -26,6 +26,7 @@ from tests.factories import (
     ReviewAssignmentFactory,
     ReviewerFactory,
     SourceVersionFactory,
+    case_with_claims,
 )
 
 pytestmark = pytest.mark.django_db
@@ -552,6 +553,35 @@ def test_my_reviews_puts_overdue_first_and_counts_open_ones_in_the_navigation(
     assert response.text.index("Overdue one") < response.text.index("Due later")
     assert "Overdue:" in response.text
     assert 'aria-label="2 waiting"' in response.text
+
+
+def test_my_reviews_says_when_an_undecided_reviews_claim_was_withdrawn(client, reviewer, editor):
+    withdrawn = ClaimFactory(author=editor, statement="Withdrawn meanwhile")
+    ReviewAssignmentFactory(claim=withdrawn, reviewer=reviewer)
+    Claim.objects.filter(pk=withdrawn.pk).update(status=ClaimStatus.WITHDRAWN)
+    client.force_login(reviewer)
+
+    response = client.get(reverse("claims:my_reviews"))
+
+    row = response.text[response.text.index("Withdrawn meanwhile") :]
+    row = row[: row.index("</tr>")]
+    assert "Claim withdrawn" in row
+    assert "Pending" not in row
+
+
+def test_a_reviewers_case_page_filters_only_what_it_can_show_them(client, reviewer, editor):
+    case = case_with_claims(3)
+    ReviewAssignmentFactory(claim=case.claims.first(), reviewer=reviewer)
+    client.force_login(reviewer)
+
+    response = client.get(case.get_absolute_url())
+
+    html = lxml.html.fromstring(response.text)
+    (draft,) = html.xpath("//select[@id='status-filter']/option[@value='draft']")
+    assert draft.text_content() == "Draft (1)"
+    assert not html.xpath("//select[@id='reviewer-filter']")
+    # The case's progress above still counts every claim.
+    assert "3</span> Draft" in response.text
 
 
 def test_the_open_review_count_is_of_undecided_assignments_to_claims_in_review(reviewer):
