@@ -80,7 +80,8 @@ class ClaimCreateForm(forms.Form):
         """
         An unbound form holding the passage that `query`'s `start` and `end`
         pick from `version` (the keyboard's alternative to a selection), with
-        the statement field focused; None when they pick nothing valid.
+        the statement field focused and what was already typed in it and the
+        claimant's (sent along with the pick); None when they pick nothing valid.
         """
         try:
             start, end = int(query["start"]), int(query["end"])
@@ -93,7 +94,13 @@ class ClaimCreateForm(forms.Form):
         ):
             return None
         form = cls(
-            initial={"start": start, "end": end, "selected_text": version.extracted_text[start:end]}
+            initial={
+                "start": start,
+                "end": end,
+                "selected_text": version.extracted_text[start:end],
+                "statement": query.get("statement", ""),
+                "claimant": query.get("claimant", ""),
+            }
         )
         form.fields["statement"].widget.attrs["autofocus"] = True
         return form

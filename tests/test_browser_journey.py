@@ -512,6 +512,26 @@ def test_a_claim_is_made_with_the_keyboard_alone(browser, live_server, desk):
     assert page.url.endswith(claim.get_absolute_url())
 
 
+def test_picking_a_found_passage_keeps_the_statement_already_typed(browser, live_server, desk):
+    _editor, _reviewer, case = desk
+    page = new_page(browser)
+    log_in(page, live_server.url, "eddie")
+    page.goto(f"{live_server.url}{case.get_absolute_url()}")
+    page.fill("#id_statement", "Typed before the passage was found.")
+    page.fill("#id_claimant", "Together AI")
+
+    page.click(".passage-finder > summary")
+    page.fill("#id_passage", ARTICLE_SENTENCE)
+    page.click("#passage-results button")
+    page.wait_for_function(
+        "(words) => document.querySelector('[data-quote-preview]').textContent.includes(words)",
+        arg=ARTICLE_SENTENCE[:40],
+    )
+
+    assert page.input_value("#id_statement") == "Typed before the passage was found."
+    assert page.input_value("#id_claimant") == "Together AI"
+
+
 def test_a_review_is_decided_with_the_keyboard_alone(browser, live_server, desk):
     editor, reviewer, case = desk
     claim = claim_in_review(case, editor=editor, reviewer=reviewer)

@@ -112,6 +112,18 @@
     preview.textContent = "“" + shown + "” (characters " + start + "–" + end + ")";
   }
 
+  // Picking a passage the finder found re-renders the claim form around it: send
+  // along what was already typed there, so that it comes back in the new form.
+  document.addEventListener("htmx:configRequest", function (event) {
+    if (!event.detail.elt.matches("[data-passage-pick]")) return;
+    const form = document.querySelector("[data-quote-form]");
+    if (!form) return;
+    for (const name of ["statement", "claimant"]) {
+      const field = form.elements[name];
+      if (field && field.value) event.detail.parameters[name] = field.value;
+    }
+  });
+
   document.addEventListener("selectionchange", update);
   document.addEventListener("htmx:afterSwap", update);
 })();
