@@ -18,18 +18,22 @@ Django's CSRF page inside the part.
 import contextlib
 import hashlib
 import hmac
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import middleware as auth_middleware
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm
+from django.contrib.auth.views import redirect_to_login
 from django.core import mail
 from django.core.cache import cache
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.http import HttpResponse
+from django.shortcuts import resolve_url
 from django.tasks import task
 from django.template import loader
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views import csrf as csrf_views
 
 #: Attempts allowed per window for one username, and from one client address.
@@ -239,9 +243,22 @@ class LoginRequiredMiddleware(auth_middleware.LoginRequiredMiddleware):
     """
 
     def handle_no_permission(self, request, view_func):
+        reading = request.method in ("GET", "HEAD")
         if request.headers.get("HX-Request") == "true":
-            reading = request.method in ("GET", "HEAD")
             return _plain_answer(SESSION_ENDED_READING if reading else SESSION_ENDED, 401)
+        if not reading:
+            # After logging in, back to the page the form was on: the form's own URL
+            # answers only POST.
+            referer = request.headers.get("Referer", "")
+            back = urlsplit(referer)
+            local = url_has_allowed_host_and_scheme(
+                referer, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+            )
+            return redirect_to_login(
+                back.path + (f"?{back.query}" if back.query else "") if local and referer else "/",
+                resolve_url(self.get_login_url(view_func)),
+                self.get_redirect_field_name(view_func),
+            )
         return super().handle_no_permission(request, view_func)
 
 

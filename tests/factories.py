@@ -8,7 +8,7 @@ from django.utils import timezone
 from claims.models import Case, Claim, Comment, Correction, Evidence, Rating, ReviewAssignment
 from factcheck.roles import EDITOR, REVIEWER
 from sources.models import Quotation, Source, SourceVersion
-from sources.services import find_span, source_version_create_from_text
+from sources.services import find_span, quotation_create, source_version_create_from_text
 
 SAMPLE_TEXT = (
     "The compiler reached 1,111 tokens per second on a B200.\n"
@@ -214,3 +214,24 @@ def long_source_text(paragraphs=600):
     return "\n".join(
         f"Paragraph {number}: " + " ".join(["turbine"] * 50) for number in range(paragraphs)
     )
+
+
+def make_case_with_claims(count, reviewer):
+    """
+    A case of ``count`` claims, each quoting its own sentence, reviewed by
+    ``reviewer`` and with one piece of evidence; the case and the claims.
+    """
+    case = CaseFactory()
+    text = " ".join(f"Sentence number {n} says {n}.{n} times more." for n in range(count))
+    version, _ = source_version_create_from_text(
+        source=case.source_under_check, text=text, actor=None
+    )
+    claims = []
+    for n in range(count):
+        start, end = find_span(text, f"Sentence number {n} says")
+        quotation, _ = quotation_create(version=version, start=start, end=end, actor=None)
+        claim = Claim.objects.create(case=case, quotation=quotation, statement=f"Claim {n}")
+        ReviewAssignmentFactory(claim=claim, reviewer=reviewer)
+        EvidenceFactory(claim=claim, quotation=QuotationFactory(exact="9.0 seconds"))
+        claims.append(claim)
+    return case, claims

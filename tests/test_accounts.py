@@ -5,6 +5,7 @@ password reset that answers the same whether or not an account has the address.
 """
 
 import re
+from urllib.parse import quote
 
 import pytest
 from django.conf import settings
@@ -443,3 +444,19 @@ def test_a_part_of_a_page_with_a_stale_csrf_token_gets_403_and_a_sentence():
     assert from_htmx.text == PAGE_OUT_OF_DATE
     assert from_a_form.status_code == 403
     assert "CSRF" in from_a_form.text
+
+
+@pytest.mark.django_db
+def test_a_form_sent_after_the_session_ended_logs_in_back_to_the_page_it_was_on():
+    claim = ClaimFactory()
+    edit = reverse("claims:claim_edit", args=[claim.case.slug, claim.pk])
+    page = f"http://testserver{claim.get_absolute_url()}?at=5"
+
+    from_the_page = Client().post(edit, {"rationale": "typed"}, headers={"Referer": page})
+    from_elsewhere = Client().post(
+        edit, {"rationale": "typed"}, headers={"Referer": "https://evil.example/"}
+    )
+
+    login = reverse("login")
+    assert from_the_page["Location"] == f"{login}?next={quote(claim.get_absolute_url())}%3Fat%3D5"
+    assert from_elsewhere["Location"] == f"{login}?next=/"

@@ -15,7 +15,6 @@ from claims.models import Claim, ClaimStatus, Decision
 from claims.selectors import open_review_count
 from claims.services import claim_submit_for_review, review_decide, reviewer_assign
 from claims.workflow import claim_digest
-from sources.services import find_span, quotation_create, source_version_create_from_text
 from tests.factories import (
     CaseFactory,
     ClaimFactory,
@@ -27,6 +26,7 @@ from tests.factories import (
     ReviewerFactory,
     SourceVersionFactory,
     case_with_claims,
+    make_case_with_claims,
 )
 
 pytestmark = pytest.mark.django_db
@@ -630,23 +630,6 @@ def test_the_figure_check_warns_about_figures_missing_from_the_evidence(editor_c
 
 
 # Query counts do not grow with the number of claims.
-
-
-def make_case_with_claims(count, reviewer):
-    case = CaseFactory()
-    text = " ".join(f"Sentence number {n} says {n}.{n} times more." for n in range(count))
-    version, _ = source_version_create_from_text(
-        source=case.source_under_check, text=text, actor=None
-    )
-    claims = []
-    for n in range(count):
-        start, end = find_span(text, f"Sentence number {n} says")
-        quotation, _ = quotation_create(version=version, start=start, end=end, actor=None)
-        claim = Claim.objects.create(case=case, quotation=quotation, statement=f"Claim {n}")
-        ReviewAssignmentFactory(claim=claim, reviewer=reviewer)
-        EvidenceFactory(claim=claim, quotation=QuotationFactory(exact="9.0 seconds"))
-        claims.append(claim)
-    return case, claims
 
 
 def count_queries(client, path):

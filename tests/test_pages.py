@@ -1,3 +1,4 @@
+import lxml.html
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -22,6 +23,7 @@ from tests.factories import (
     SourceVersionFactory,
     case_with_claims,
     long_source_text,
+    make_case_with_claims,
 )
 
 pytestmark = pytest.mark.django_db
@@ -65,7 +67,7 @@ def test_the_case_page_marks_every_claim_in_the_article_and_lists_them_by_pages(
     listed_next = [claim for claim in claims if f'id="claim-{claim.pk}"' in following.text]
     assert listed == claims[:CLAIMS_PER_PAGE]
     assert listed_next == claims[CLAIMS_PER_PAGE:]
-    assert 'href="?page=2" rel="next"' in response.text
+    assert f'href="{first_case.get_absolute_url()}?page=2" rel="next"' in response.text
     assert f"Claims 1–{CLAIMS_PER_PAGE} of {len(claims)}; the piece marks all of them." in (
         response.text
     )
@@ -75,7 +77,9 @@ def test_the_case_page_marks_every_claim_in_the_article_and_lists_them_by_pages(
 def test_the_claim_list_pages_keep_the_filters(editor_client, first_case):
     response = editor_client.get(first_case.get_absolute_url(), {"status": "draft"})
 
-    assert 'href="?status=draft&amp;page=2" rel="next"' in response.text
+    assert f'href="{first_case.get_absolute_url()}?status=draft&amp;page=2" rel="next"' in (
+        response.text
+    )
 
 
 def test_the_case_page_takes_a_constant_number_of_queries(
@@ -321,6 +325,24 @@ def test_a_claim_from_a_mismatched_selection_is_refused_and_keeps_the_statement(
     assert Claim.objects.count() == count
 
 
+def test_a_refused_claim_shown_at_the_forms_url_links_its_lists_to_the_case_page(
+    editor_client, editor
+):
+    case, _claims = make_case_with_claims(60, ReviewerFactory())  # two pages of claims
+    create = reverse("claims:claim_create", args=[case.slug])
+
+    response = editor_client.post(
+        create, {"start": 0, "end": 10, "selected_text": "Not these words", "statement": "Kept."}
+    )
+
+    assert response.status_code == 422
+    html = lxml.html.fromstring(response.text)
+    (next_page,) = html.xpath("//nav[@class='pagination']//a[@rel='next']")
+    assert next_page.get("href").startswith(case.get_absolute_url() + "?")
+    (filters,) = html.xpath("//form[contains(@class, 'filter-bar')]")
+    assert filters.get("action") == case.get_absolute_url()
+
+
 def test_the_passage_finder_lists_where_typed_words_occur_in_the_article(editor_client, first_case):
     version = first_case.source_under_check.latest_version
     words = "serves trillions of tokens"
@@ -455,7 +477,7 @@ def test_a_page_of_claims_swapped_in_by_htmx_takes_the_focus_and_a_filter_change
     assert 'id="claim-list-range" tabindex="-1">' in filtered.text
     assert "autofocus" not in full.text.split('id="claim-list"', 1)[1]
     assert 'hx-boost="true" hx-target="#claim-list"' in filtered.text
-    assert 'href="?status=draft&amp;page=2" rel="next"' in filtered.text
+    assert f'href="{first_case.get_absolute_url()}?status=draft&amp;page=2"' in filtered.text
 
 
 def test_the_status_summary_counted_from_the_index_is_the_one_the_database_counts():
