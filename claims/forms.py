@@ -117,6 +117,13 @@ class PassageFinderForm(forms.Form):
         widget=forms.TextInput(attrs={"type": "search", "autocomplete": "off"}),
     )
 
+    def clean_passage(self):
+        # Kept as typed (spaces are part of a passage), but spaces alone find nothing useful.
+        passage = self.cleaned_data["passage"]
+        if not passage.strip():
+            raise forms.ValidationError("Type some words of the piece to find them.", code="blank")
+        return passage
+
 
 class EvidenceForm(forms.Form):
     quotation = forms.ModelChoiceField(queryset=Quotation.objects.none(), widget=forms.HiddenInput)

@@ -86,6 +86,8 @@ CASES_PER_PAGE = 20
 #: Claims listed beside the article at a time; the article marks all of them.
 CLAIMS_PER_PAGE = 50
 REVIEWS_PER_PAGE = 25
+#: Matches the case page's passage finder lists; more, and the words are too common.
+PASSAGE_MATCHES_SHOWN = 20
 CORRECTIONS_PER_PAGE = 20
 
 
@@ -155,12 +157,15 @@ def case_detail_view(request, slug, create_form=None, status_code=200):
     finder = PassageFinderForm(request.GET if "passage" in request.GET else None)
     occurrences = []
     if version and version.is_ready and finder.is_valid():
-        occurrences = passage_occurrences(version, finder.cleaned_data["passage"], limit=20)
+        occurrences = passage_occurrences(
+            version, finder.cleaned_data["passage"], limit=PASSAGE_MATCHES_SHOWN
+        )
     create_form = create_form or ClaimCreateForm.for_passage(version, request.GET)
     context |= {
         "version": version,
         "finder": finder,
         "occurrences": occurrences,
+        "more_not_shown": len(occurrences) == PASSAGE_MATCHES_SHOWN,
         "create_form": create_form or ClaimCreateForm(),
     }
     if request.htmx and request.htmx.target in ("passage-results", "claim-create"):

@@ -157,6 +157,10 @@ def quotation_create_view(request, pk, number):
     return redirect(version.source.text_url(at))
 
 
+#: Matches the quote finder lists; more than that, and the words are too common to pick from.
+FINDER_MATCHES_SHOWN = 50
+
+
 @permission_required("sources.view_source", raise_exception=True)
 def quote_finder_view(request, pk, number):
     version = get_object_or_404(
@@ -166,10 +170,11 @@ def quote_finder_view(request, pk, number):
     context = {"version": version, "finder": finder, "searched": False}
     if finder.is_valid():
         passage = finder.cleaned_data["q"]
-        occurrences = passage_occurrences(version, passage)
+        occurrences = passage_occurrences(version, passage, limit=FINDER_MATCHES_SHOWN)
         context |= {
             "searched": True,
             "occurrences": occurrences,
+            "more_not_shown": len(occurrences) == FINDER_MATCHES_SHOWN,
             "closest": []
             if occurrences
             else anchoring.closest_passages(version.extracted_text, passage, limit=3),

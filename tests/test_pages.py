@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from claims.models import Claim, ClaimStatus, Rating
 from claims.selectors import case_claim_index, case_list, claim_status_summary, reviews_for
-from claims.views import CASES_PER_PAGE, CLAIMS_PER_PAGE
+from claims.views import CASES_PER_PAGE, CLAIMS_PER_PAGE, PASSAGE_MATCHES_SHOWN
 from sources.models import Source, SourceRole
 from sources.services import find_span
 from sources.views import SOURCES_PER_PAGE
@@ -359,6 +359,29 @@ def test_the_passage_finder_lists_where_typed_words_occur_in_the_article(editor_
     assert f'name="start" value="{start}"' in response.text
     assert f'name="end" value="{end}"' in response.text
     assert "Make a claim of this passage" in response.text
+
+
+def find_in_the_article(client, case, words):
+    return client.get(
+        case.get_absolute_url(),
+        {"passage": words},
+        headers={"HX-Request": "true", "HX-Target": "passage-results"},
+    )
+
+
+def test_the_passage_finder_says_when_it_shows_only_the_first_matches(editor_client, first_case):
+    response = find_in_the_article(editor_client, first_case, "the")
+
+    assert f"The first {PASSAGE_MATCHES_SHOWN} matches in the piece; there are more" in (
+        response.text
+    )
+
+
+def test_the_passage_finder_asks_for_words_when_given_only_spaces(editor_client, first_case):
+    response = find_in_the_article(editor_client, first_case, "   ")
+
+    assert "Type some words of the piece to find them." in response.text
+    assert "Make a claim of this passage" not in response.text
 
 
 def test_words_not_in_the_article_say_so(editor_client, first_case):

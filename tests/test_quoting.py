@@ -16,6 +16,7 @@ from sources.services import (
     source_version_upload,
     version_reanchor,
 )
+from sources.views import FINDER_MATCHES_SHOWN
 from tests import sample_files
 from tests.factories import (
     ClaimFactory,
@@ -144,6 +145,31 @@ def test_the_quote_finder_lists_every_exact_occurrence(editor_client):
     assert response.status_code == 200
     assert "Found 2 exact occurrences" in response.text
     assert response.text.count("Quote this occurrence") == 2
+
+
+def finder(client, version, words):
+    return client.get(
+        reverse("sources:quote_finder", args=[version.source_id, version.number]),
+        {"q": words},
+        headers={"HX-Request": "true"},
+    )
+
+
+def test_the_quote_finder_says_when_it_shows_only_the_first_occurrences(editor_client):
+    version = SourceVersionFactory(text="2.6 and " * (FINDER_MATCHES_SHOWN + 5))
+
+    response = finder(editor_client, version, "2.6")
+
+    assert f"The first {FINDER_MATCHES_SHOWN} exact occurrences; there are more." in response.text
+    assert response.text.count("Quote this occurrence") == FINDER_MATCHES_SHOWN
+
+
+def test_the_quote_finder_asks_for_words_when_given_only_spaces(editor_client):
+    version = SourceVersionFactory(text="Some words.")
+
+    response = finder(editor_client, version, "   ")
+
+    assert "Type some words of the text to find them." in response.text
 
 
 def test_the_quote_finder_shows_the_closest_passage_with_the_difference(editor_client):
