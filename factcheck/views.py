@@ -12,18 +12,23 @@ from factcheck.roles import claim_ids_visible_to
 from factcheck.search import search
 
 RESULTS_PER_PAGE = 20
+#: A search reads this much of what was typed (a whole sentence is plenty to find a passage).
+QUERY_CHARS = 200
 
 
 @permission_required("sources.view_source", raise_exception=True)
 @desk_page
 def search_view(request):
-    query = request.GET.get("q", "").strip()[:200]
+    typed = request.GET.get("q", "").strip()
+    query = typed[:QUERY_CHARS]
+    if len(typed) > QUERY_CHARS and " " in query:
+        query = query.rsplit(" ", 1)[0]  # whole words: a cut word would match nothing
     page = None
     if query:
         results = search(query, claim_ids=claim_ids_visible_to(request.user))
         results.expect_page(request.GET.get("page"), RESULTS_PER_PAGE)
         page = Paginator(results, RESULTS_PER_PAGE).get_page(request.GET.get("page"))
-    context = {"query": query, "page": page}
+    context = {"query": query, "page": page, "shortened": query != typed}
     if request.htmx:
         return render(request, "search.html#results", context)
     return render(request, "search.html", context)

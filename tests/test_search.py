@@ -17,6 +17,7 @@ from factcheck.search import (
     replace_entries,
     search,
 )
+from factcheck.views import QUERY_CHARS
 from sources.services import source_version_upload
 from tests.factories import (
     ReviewAssignmentFactory,
@@ -320,6 +321,18 @@ def test_the_search_page_says_when_nothing_matches(editor_client):
     response = editor_client.get(reverse("search"), {"q": "zebra"})
 
     assert "Nothing matches" in response.text
+
+
+def test_a_long_search_is_cut_at_a_word_and_says_so(editor_client):
+    SourceVersionFactory(text="The persistent engine keeps the model loaded between runs.")
+    typed = "persistent engine " + "padding " * 30
+
+    response = editor_client.get(reverse("search"), {"q": typed})
+
+    assert "Only the first" in response.text
+    assert "characters of what you typed were searched" in response.text
+    searched = response.text.split("were searched: “", 1)[1].split("”", 1)[0]
+    assert len(searched) <= QUERY_CHARS and typed.startswith(searched + " ")
 
 
 def test_a_reviewer_finds_only_the_claims_assigned_to_them(client, first_case):

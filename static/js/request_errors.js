@@ -48,6 +48,10 @@
     show(UNREACHABLE);
   });
   document.addEventListener("click", function (event) {
-    if (event.target.closest("[data-request-error-close]")) region().hidden = true;
+    if (!event.target.closest("[data-request-error-close]")) return;
+    region().hidden = true;
+    // The button pressed is hidden with it: the focus goes to the page's content.
+    const main = document.getElementById("main");
+    if (main) main.focus();
   });
 })();
