@@ -196,6 +196,7 @@ def test_a_public_entry_names_only_the_published_entries_that_supersede_it(
     page = client.get(first.get_absolute_url())
     assert f'<a href="{second.get_absolute_url()}">entry {second.sequence}</a>' in page.text
     assert page.text.count("Superseded by") == 1
+    assert f'<a href="{published_claim.get_public_url()}">the claim it corrects</a>' in page.text
 
 
 def test_verify_corrections_passes_on_an_intact_chain(published_claim, editor, capsys):
