@@ -746,7 +746,7 @@ def correction_draft_view(request):
                 if report:
                     report_convert(report=report, correction=correction, editor=request.user)
         except ValidationError as invalid:
-            if invalid.code == "handled":
+            if getattr(invalid, "code", None) == "handled":
                 # Kept without the link to the report, so that saving again keeps the draft.
                 form = CorrectionForm(request.POST.dict() | {"report": ""})
                 form.full_clean()

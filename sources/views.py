@@ -134,7 +134,7 @@ def quotation_create_view(request, pk, number):
             )
         except ValidationError as invalid:
             error = " ".join(invalid.messages)
-            status = 409 if invalid.code == "superseded" else 422
+            status = 409 if getattr(invalid, "code", None) == "superseded" else 422
     else:
         error = "The selection was incomplete: select a passage of the text, then press Quote."
     # The part of the text being read: where the selection began.
