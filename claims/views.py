@@ -171,14 +171,15 @@ def case_detail_view(request, slug, create_form=None, status_code=200):
     if request.htmx and request.htmx.target in ("passage-results", "claim-create"):
         return render(request, f"claims/case_detail.html#{request.htmx.target}", context)
 
+    # What the filter can show; a reviewer's index holds only their claims, and the
+    # summary above counts them all.
+    status_choices = claim_status_summary(case, index=index)
     context |= {
         "part": case_marked_part(case, version, index, at=at)
         if version and version.is_ready
         else None,
-        # A reviewer's index holds only their claims; the summary counts them all,
-        # the filter what it can show them.
-        "summary": claim_status_summary(case, index=index if every_claim else None),
-        "status_choices": claim_status_summary(case, index=index),
+        "summary": status_choices if every_claim else claim_status_summary(case),
+        "status_choices": status_choices,
         **case_filter_choices(case, reviewers=every_claim),
     }
     return render(request, "claims/case_detail.html", context, status=status_code)
