@@ -244,7 +244,7 @@ class LoginRequiredMiddleware(auth_middleware.LoginRequiredMiddleware):
 
     def handle_no_permission(self, request, view_func):
         reading = request.method in ("GET", "HEAD")
-        if request.headers.get("HX-Request") == "true":
+        if request.htmx:
             return _plain_answer(SESSION_ENDED_READING if reading else SESSION_ENDED, 401)
         if not reading:
             # After logging in, back to the page the form was on: the form's own URL
@@ -264,6 +264,6 @@ class LoginRequiredMiddleware(auth_middleware.LoginRequiredMiddleware):
 
 def csrf_failure(request, reason=""):
     """``CSRF_FAILURE_VIEW``: Django's page, or for an htmx request a sentence (as above)."""
-    if request.headers.get("HX-Request") == "true":
+    if request.htmx:
         return _plain_answer(PAGE_OUT_OF_DATE, 403)
     return csrf_views.csrf_failure(request, reason=reason)
