@@ -6,7 +6,7 @@ from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.core.paginator import Paginator
 from django.db import transaction
 from django.db.models import Count, Max
-from django.http import HttpResponseBadRequest, JsonResponse
+from django.http import HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -632,8 +632,13 @@ def claim_transition_view(request, slug, pk):
         else:
             claim_transition(claim=claim, action=action, actor=request.user)
     except ValidationError as refused:
-        messages.error(request, " ".join(refused.messages))
-        status = 403 if refused.code in {"not_editor", "not_assigned", "author"} else 409
+        reason = " ".join(refused.messages)
+        forbidden = refused.code in {"not_editor", "not_assigned", "author"}
+        if forbidden and request.htmx:
+            # htmx swaps no 403: the page shows a plain sentence above itself instead.
+            return HttpResponse(reason, status=403, content_type="text/plain; charset=utf-8")
+        messages.error(request, reason)
+        status = 403 if forbidden else 409
         return _partial(request, "claim-fields", _claim_context(request, case, pk), status)
     claim.refresh_from_db(fields=["status"])
     messages.success(

@@ -411,6 +411,35 @@ def test_a_reviewer_cannot_edit_or_publish(client, reviewer, claim):
     assert Claim.objects.get(pk=claim.pk).statement != "x"
 
 
+def test_an_action_refused_for_the_role_is_a_403_sentence_the_page_shows_above_itself(
+    client, reviewer, claim
+):
+    # htmx swaps no 403, so a fragment would never be seen: the answer is the reason.
+    ReviewAssignmentFactory(claim=claim, reviewer=reviewer)
+    client.force_login(reviewer)
+
+    response = client.post(url("claim_transition", claim), {"action": "withdraw"}, headers=HTMX)
+
+    assert response.status_code == 403
+    assert response["Content-Type"].startswith("text/plain")
+    assert response.text == "Only an editor can withdraw."
+    assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.DRAFT
+
+
+def test_an_action_refused_for_the_role_without_htmx_shows_the_page_with_the_reason(
+    client, reviewer, claim
+):
+    ReviewAssignmentFactory(claim=claim, reviewer=reviewer)
+    client.force_login(reviewer)
+
+    response = client.post(url("claim_transition", claim), {"action": "withdraw"})
+
+    assert response.status_code == 403
+    assert "Only an editor can withdraw." in response.text
+    assert "<html" in response.text
+    assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.DRAFT
+
+
 def ready_for_review(claim, editor):
     Claim.objects.filter(pk=claim.pk).update(verdict=RatingFactory())
     EvidenceFactory(claim=claim, quotation=QuotationFactory())
