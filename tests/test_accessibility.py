@@ -8,6 +8,7 @@ its page and runs axe.
 """
 
 import json
+import re
 import tempfile
 from pathlib import Path
 
@@ -268,3 +269,40 @@ def test_the_check_fails_on_a_field_without_a_label(browser):
 
     assert [v["id"] for v in serious_violations(page)] == ["label"]
     page.close()
+
+
+def test_results_swapped_into_a_page_are_read_out_by_a_live_region_that_stays(
+    browser, live_server, newsroom
+):
+    # A live region replaced whole is a new element that screen readers often do
+    # not read: the page's one #announcer stays and takes each part's sentence.
+    base = live_server.url
+    page = axe_page(browser, base, "eddie", DESKTOP)
+    announcer = page.locator("#announcer")
+
+    page.goto(f"{base}/cases/{CASE}/")
+    page.evaluate("window.announcerAtLoad = document.getElementById('announcer')")
+    page.select_option("#status-filter", "in_review")
+    expect(announcer).to_have_text("1 claim matches the filters.")
+    page.select_option("#verdict-filter", label="Accurate")
+    expect(announcer).to_have_text("No claims match these filters.")
+    assert page.evaluate("document.getElementById('announcer') === window.announcerAtLoad")
+
+    page.goto(f"{base}{newsroom['in_review'].get_absolute_url()}")
+    page.fill("#quotation-search", "1,111")
+    expect(announcer).to_have_text("1 matching quotation.")
+    page.fill("#quotation-search", "words quoted nowhere")
+    expect(announcer).to_have_text(
+        "No quotation of the case's sources contains “words quoted nowhere”."
+    )
+
+    page.goto(f"{base}{newsroom['source'].get_absolute_url()}")
+    page.fill("#id_q", "467 seconds")
+    page.click("#finder-heading ~ form button[type=submit]")
+    expect(announcer).to_have_text("Found 1 exact occurrence.")
+
+    page.goto(f"{base}/search/")
+    page.fill("#search-query", "persistent engine")
+    expect(announcer).to_have_text(re.compile(r"^\d+ passages? found\.$"))
+    assert announcer.inner_text() == page.locator("#results > p.muted").inner_text()
+    assert page.locator("[aria-live]").count() == 1
