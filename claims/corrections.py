@@ -17,7 +17,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from claims.models import Claim, ClaimStatus, Correction, CorrectionStatus
+from claims.models import Claim, ClaimStatus, Correction, CorrectionKind, CorrectionStatus
 from factcheck.audit import acting_user, record
 from factcheck.roles import is_editor, is_reviewer, require_editor
 
@@ -128,6 +128,8 @@ def correction_draft(
         raise ValidationError(
             f"The claim is not one of the case “{case}”.", code="claim_of_another_case"
         )
+    if claim is not None:
+        _refuse_if_retracted(claim)
     if not case.claims.filter(status=ClaimStatus.PUBLISHED).exists():
         raise ValidationError(
             f"The case “{case}” has nothing published yet; a correction is of published work.",
@@ -164,6 +166,20 @@ def correction_draft(
     return correction
 
 
+def _refuse_if_retracted(claim):
+    retraction = (
+        claim.corrections.filter(kind=CorrectionKind.RETRACTION, status=CorrectionStatus.PUBLISHED)
+        .values_list("sequence", flat=True)
+        .first()
+    )
+    if retraction is not None:
+        raise ValidationError(
+            f"This claim's fact-check was retracted in entry {retraction} of the log; "
+            "nothing more is published about it.",
+            code="claim_retracted",
+        )
+
+
 @transaction.atomic
 def correction_approve(*, correction, approver):
     """A second person, not the one who drafted it, approves a draft."""
@@ -189,8 +205,10 @@ def correction_approve(*, correction, approver):
 @transaction.atomic
 def correction_publish(*, correction, editor):
     """
-    Publish an approved correction: apply a verdict change to its claim, append
-    the entry to the chain, and fix its hash. From here on it never changes.
+    Publish an approved correction: apply a verdict change to its claim (or
+    mark a retracted claim changed, for its public pages), append the entry to
+    the chain, and fix its hash. From here on it never changes. Nothing is
+    published about a claim whose fact-check a published entry retracted.
     """
     require_editor(editor, "publish a correction")
     correction = Correction.objects.select_for_update().get(pk=correction.pk)
@@ -206,6 +224,12 @@ def correction_publish(*, correction, editor):
         .order_by("-sequence")
         .first()
     )
+    if correction.claim_id:
+        # Two drafts about one claim may both be approved; the first retraction ends it.
+        _refuse_if_retracted(correction.claim)
+    if correction.kind == CorrectionKind.RETRACTION:
+        Claim.objects.filter(pk=correction.claim_id).update(updated_at=timezone.now())
+        record(actor=editor, action="claim.retracted", target=correction.claim)
     if correction.new_verdict_id and correction.claim_id:
         claim = Claim.objects.select_related("verdict").get(pk=correction.claim_id)
         correction.old_verdict = claim.verdict

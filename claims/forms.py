@@ -240,7 +240,15 @@ class CorrectionForm(forms.ModelForm):
         self.fields["claim"].queryset = Claim.objects.filter(status="published").select_related(
             "case"
         )
-        self.fields["claim"].help_text = "Leave empty for a correction of the case as a whole."
+        self.fields[
+            "claim"
+        ].help_text = (
+            "Leave empty for a correction of the case as a whole (a retraction names its claim)."
+        )
+        self.fields["kind"].help_text = (
+            "A retraction withdraws a published claim's fact-check and its verdict; the public "
+            "page stays, marked retracted."
+        )
         self.fields["new_verdict"].queryset = Rating.objects.order_by("order")
         self.fields["new_verdict"].empty_label = "The verdict stays"
         self.fields["supersedes"].queryset = Correction.objects.filter(status="published").order_by(

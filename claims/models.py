@@ -5,6 +5,7 @@ from django.db.models.functions import Length
 from django.db.models.lookups import Exact
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.functional import cached_property
 
 from sources.models import Quotation, Source
 
@@ -171,6 +172,21 @@ class Claim(models.Model):
     def get_public_url(self):
         return reverse("claims:public_claim", args=[self.case.slug, self.pk])
 
+    @cached_property
+    def retraction(self):
+        """
+        The published entry of the corrections log that retracted this claim's
+        fact-check, or None. Reads the claim's prefetched corrections when the
+        public pages have them.
+        """
+        for correction in self.corrections.all():
+            if (
+                correction.kind == CorrectionKind.RETRACTION
+                and correction.status == CorrectionStatus.PUBLISHED
+            ):
+                return correction
+        return None
+
     def clean(self):
         super().clean()
         if self.case_id and self.quotation_id:
@@ -321,6 +337,9 @@ class CorrectionKind(models.TextChoices):
     CORRECTION = "correction", "Correction"
     CLARIFICATION = "clarification", "Clarification"
     UPDATE = "update", "Update"
+    #: The fact-check of a claim is withdrawn from the public record's verdicts:
+    #: its page stays, marked retracted, and search engines get no ClaimReview for it.
+    RETRACTION = "retraction", "Retraction"
 
 
 class CorrectionStatus(models.TextChoices):
@@ -464,6 +483,16 @@ class Correction(models.Model):
             raise ValidationError(
                 {"new_verdict": "Only a correction of a claim can change a verdict."},
                 code="verdict_without_claim",
+            )
+        if self.kind == CorrectionKind.RETRACTION and not self.claim_id:
+            raise ValidationError(
+                {"claim": "A retraction names the published claim whose fact-check it retracts."},
+                code="retraction_without_claim",
+            )
+        if self.kind == CorrectionKind.RETRACTION and self.new_verdict_id:
+            raise ValidationError(
+                {"new_verdict": "A retraction gives no new verdict: it withdraws the fact-check."},
+                code="retraction_with_verdict",
             )
 
 

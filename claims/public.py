@@ -213,13 +213,16 @@ def case_export(case, claims, *, absolute):
     exported = []
     for claim in claims:
         claim_url = absolute(claim.get_public_url())
+        retraction = claim.retraction
         exported.append(
             {
                 "id": claim.pk,
                 "url": claim_url,
                 "statement": claim.statement,
                 "claimant": claim.claimant,
-                "verdict": claim.verdict.label if claim.verdict else None,
+                # A retracted fact-check stands by no verdict.
+                "verdict": claim.verdict.label if claim.verdict and not retraction else None,
+                "retracted": absolute(retraction.get_absolute_url()) if retraction else None,
                 "rationale": claim.rationale,
                 "published_at": claim.published_at.isoformat(),
                 "made_in": web_annotation(

@@ -729,7 +729,11 @@ class _Generator:
         for n in range(o.corrections):
             claim = rng.choice(published)
             on_claim = rng.random() < 0.85
-            kind = rng.choices(CorrectionKind.values, [6, 3, 2])[0]
+            # No retractions: nothing may follow one about its claim, which random picks ignore.
+            kind = rng.choices(
+                [CorrectionKind.CORRECTION, CorrectionKind.CLARIFICATION, CorrectionKind.UPDATE],
+                [6, 3, 2],
+            )[0]
             new_verdict = old_verdict = None
             if on_claim and kind == CorrectionKind.CORRECTION and rng.random() < 0.4:
                 old_verdict = verdicts[claim.pk]

@@ -14,7 +14,14 @@ from claims.corrections import (
     correction_publish,
     verify_chain,
 )
-from claims.models import Claim, ClaimStatus, Correction, CorrectionStatus, PublishedRecordError
+from claims.models import (
+    Claim,
+    ClaimStatus,
+    Correction,
+    CorrectionKind,
+    CorrectionStatus,
+    PublishedRecordError,
+)
 from tests.factories import (
     ClaimFactory,
     EditorFactory,
@@ -334,3 +341,134 @@ def test_a_published_entry_is_read_only_in_the_admin(client, published_claim, ed
 
     assert response.status_code == 403
     assert Correction.objects.get(pk=correction.pk).what_is_right == correction.what_is_right
+
+
+# Retractions.
+
+
+def draft_retraction(published, editor, **fields):
+    return correction_draft(
+        case=published.case,
+        editor=editor,
+        kind=CorrectionKind.RETRACTION,
+        what_was_wrong="The figure came from a page that was not the company's.",
+        what_is_right="We withdraw this fact-check until we can check it again.",
+        **{"claim": published} | fields,
+    )
+
+
+def test_a_retraction_names_its_claim(published_claim, editor):
+    with pytest.raises(ValidationError) as refused:
+        draft_retraction(published_claim, editor, claim=None)
+
+    assert "names the published claim" in " ".join(refused.value.message_dict["claim"])
+    assert not Correction.objects.exists()
+
+
+def test_a_retraction_gives_no_new_verdict(published_claim, editor):
+    with pytest.raises(ValidationError) as refused:
+        draft_retraction(published_claim, editor, new_verdict=RatingFactory(label="False"))
+
+    assert "no new verdict" in " ".join(refused.value.message_dict["new_verdict"])
+    assert not Correction.objects.exists()
+
+
+def test_a_published_retraction_marks_the_claim_and_is_the_last_entry_about_it(
+    published_claim, editor
+):
+    before = published_claim.updated_at
+    retraction = publish(
+        published_claim,
+        editor,
+        kind=CorrectionKind.RETRACTION,
+        what_was_wrong="The figure came from a page that was not the company's.",
+    )
+
+    claim = Claim.objects.get(pk=published_claim.pk)
+    assert claim.retraction == retraction
+    assert claim.status == ClaimStatus.PUBLISHED  # the public page stays, marked
+    assert claim.verdict == published_claim.verdict  # what was retracted stays on record
+    assert claim.updated_at > before  # its public copies are rebuilt
+    with pytest.raises(ValidationError, match="retracted in entry 1"):
+        publish(claim, editor, kind="clarification")
+    assert Correction.objects.count() == 1
+
+
+def test_of_two_approved_entries_about_a_claim_the_first_retraction_ends_the_other(
+    published_claim, editor
+):
+    retraction = draft_retraction(published_claim, editor)
+    clarification = correction_draft(
+        case=published_claim.case,
+        claim=published_claim,
+        editor=editor,
+        kind="clarification",
+        what_was_wrong="x",
+        what_is_right="y",
+    )
+    for draft in (retraction, clarification):
+        correction_approve(correction=draft, approver=ReviewerFactory())
+    correction_publish(correction=retraction, editor=editor)
+    head = chain_head()
+
+    with pytest.raises(ValidationError, match="retracted in entry 1"):
+        correction_publish(correction=clarification, editor=editor)
+
+    assert Correction.objects.get(pk=clarification.pk).status == CorrectionStatus.APPROVED
+    assert chain_head() == head
+
+
+def test_a_retraction_without_a_claim_on_the_desk_is_refused_and_keeps_what_was_typed(
+    client, editor, published_claim
+):
+    client.force_login(editor)
+    response = client.post(
+        reverse("claims:correction_draft"),
+        {
+            "case": published_claim.case_id,
+            "kind": "retraction",
+            "what_was_wrong": "Typed reason for retracting",
+            "what_is_right": "We withdraw it.",
+        },
+    )
+
+    assert response.status_code == 422
+    assert "names the published claim" in response.text
+    assert "Typed reason for retracting" in response.text
+    assert not Correction.objects.exists()
+
+
+def test_the_desk_claim_page_of_a_retracted_claim_says_so_and_offers_no_correction(
+    client, editor, published_claim
+):
+    publish(published_claim, editor, kind=CorrectionKind.RETRACTION)
+    client.force_login(editor)
+
+    page = client.get(published_claim.get_absolute_url())
+
+    assert "Retracted" in page.text
+    assert "entry 1 of the corrections log" in page.text
+    assert f"?claim={published_claim.pk}" not in page.text
+
+
+def test_a_correction_of_a_retracted_claim_on_the_desk_says_why_and_keeps_what_was_typed(
+    client, editor, published_claim
+):
+    publish(published_claim, editor, kind=CorrectionKind.RETRACTION)
+    client.force_login(editor)
+
+    response = client.post(
+        reverse("claims:correction_draft"),
+        {
+            "case": published_claim.case_id,
+            "claim": published_claim.pk,
+            "kind": "clarification",
+            "what_was_wrong": "Typed after the retraction",
+            "what_is_right": "y",
+        },
+    )
+
+    assert response.status_code == 422
+    assert "retracted in entry 1" in response.text
+    assert "Typed after the retraction" in response.text
+    assert Correction.objects.count() == 1

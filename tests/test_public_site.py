@@ -312,3 +312,47 @@ def test_the_log_runs_the_same_number_of_queries_for_10_and_1000_entries(client,
             assert client.get(reverse(name)).status_code == 200
         counts.append(len(captured))
     assert counts[0] == counts[1], counts
+
+
+def retract(claim):
+    editor = EditorFactory()
+    draft = correction_draft(
+        case=claim.case,
+        claim=claim,
+        editor=editor,
+        kind="retraction",
+        what_was_wrong="The table we cited was a draft.",
+        what_is_right="We withdraw this fact-check.",
+    )
+    correction_approve(correction=draft, approver=ReviewerFactory())
+    return correction_publish(correction=draft, editor=editor)
+
+
+def test_a_retracted_claims_page_says_so_without_its_verdict_or_a_claim_review(
+    client, published_claim
+):
+    retraction = retract(published_claim)
+
+    page = client.get(public_claim_url(published_claim))
+
+    assert page.status_code == 200
+    assert "Retracted on" in page.text
+    assert "<s>Mostly accurate</s>" in page.text
+    assert "The table we cited was a draft." in page.text
+    assert retraction.get_absolute_url() in page.text
+    assert "Verdict:" not in page.text
+    assert "application/ld+json" not in page.text
+
+
+def test_a_retracted_claim_is_marked_on_the_case_page_and_in_the_export(client, published_claim):
+    retraction = retract(published_claim)
+    slug = published_claim.case.slug
+
+    case_page = client.get(reverse("claims:public_case", args=[slug]))
+    exported = client.get(reverse("claims:public_case_export", args=[slug])).json()
+
+    assert 'badge--retracted">Retracted<' in case_page.text
+    assert '<span class="verdict">Mostly accurate</span>' not in case_page.text
+    (claim,) = exported["claims"]
+    assert claim["verdict"] is None
+    assert claim["retracted"].endswith(retraction.get_absolute_url())
