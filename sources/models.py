@@ -358,14 +358,39 @@ class Quotation(models.Model):
 
     def clean(self):
         super().clean()
-        if self.version_id is None:
-            return  # the missing version is the field's own error; nothing to match against
+        if self.version_id is None or self.start is None or self.end is None:
+            return  # a missing field is the field's own error; nothing to match against
         self.check_matches_source()
 
     def check_matches_source(self):
         """Raise ValidationError unless ``exact`` is the version's text at the offsets."""
         text = self.version.extracted_text
-        if self.start is None or self.end is None or not (0 <= self.start < self.end <= len(text)):
+        if self.start is None or self.end is None:
+            raise ValidationError(
+                {
+                    name: "Give both offsets: where the quotation starts and where it ends."
+                    for name in ("start", "end")
+                    if getattr(self, name) is None
+                },
+                code="offsets_missing",
+            )
+        if self.start >= self.end:
+            raise ValidationError(
+                {
+                    "end": f"The quotation must end after it starts: it ends at {self.end} "
+                    f"and starts at {self.start}."
+                },
+                code="offsets_reversed",
+            )
+        if not self.version.is_ready:
+            raise ValidationError(
+                {
+                    "version": f"Version {self.version.number} has no text to quote yet "
+                    f"(its extraction is {self.version.get_extraction_status_display().lower()})."
+                },
+                code="version_not_ready",
+            )
+        if self.start < 0 or self.end > len(text):
             raise ValidationError(
                 {
                     "start": f"The offsets {self.start}–{self.end} are outside the source "

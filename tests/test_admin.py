@@ -5,7 +5,7 @@ from django_tasks_db.models import DBTaskResult
 
 from claims.models import Claim, Comment, Correction, ErrorReport, Evidence, ReviewAssignment
 from factcheck.models import AuditEvent, Organisation, SearchEntry
-from sources.models import Reanchoring, SourceVersion
+from sources.models import Quotation, Reanchoring, Source, SourceVersion
 from sources.services import source_version_create_from_text
 from tests.factories import (
     CommentFactory,
@@ -13,6 +13,7 @@ from tests.factories import (
     EvidenceFactory,
     QuotationFactory,
     ReviewAssignmentFactory,
+    SourceVersionFactory,
     UserFactory,
 )
 
@@ -96,3 +97,45 @@ def test_the_change_page_of_a_seeded_row_loads(admin_client, model):
         return
     response = admin_client.get(admin_url(model, "change", row.pk))
     assert response.status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "field", "message"),
+    [
+        ("", "12", "start", "This field is required."),
+        ("12", "4", "end", "must end after it starts: it ends at 4 and starts at 12"),
+        ("7", "7", "end", "must end after it starts"),
+        ("0", "999999", "start", "outside the source text, which has"),
+    ],
+)
+def test_a_quotation_added_with_bad_offsets_says_which_and_why(
+    admin_client, start, end, field, message
+):
+    version = source_version_create_from_text(
+        source=Source.objects.first(), text="The engine ran at 9.0 seconds.", actor=None
+    )[0]
+    before = Quotation.objects.count()
+
+    response = admin_client.post(
+        reverse("admin:sources_quotation_add"),
+        {"version": version.pk, "start": start, "end": end, "exact": "The engine"},
+    )
+
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.errors
+    assert message in " ".join(errors[field])
+    assert Quotation.objects.count() == before
+
+
+def test_a_quotation_of_a_version_without_text_says_so_in_the_admin(admin_client):
+    version = SourceVersionFactory()
+    SourceVersion.objects.filter(pk=version.pk).update(extraction_status="failed")
+
+    response = admin_client.post(
+        reverse("admin:sources_quotation_add"),
+        {"version": version.pk, "start": "0", "end": "4", "exact": "Some"},
+    )
+
+    assert "has no text to quote yet (its extraction is failed)" in " ".join(
+        response.context["adminform"].form.errors["version"]
+    )
