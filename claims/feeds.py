@@ -16,6 +16,10 @@ class CorrectionsFeed(Feed):
     def title(self):
         return f"{organisation().name}: corrections"
 
+    def author_name(self):
+        # Atom requires an author for the feed (or for every entry): the desk's name.
+        return organisation().name
+
     def link(self):
         return reverse("claims:corrections_log")
 
@@ -37,6 +41,10 @@ class CorrectionsFeed(Feed):
         return item.get_absolute_url()
 
     def item_pubdate(self, item):
+        return item.published_at
+
+    def item_updateddate(self, item):
+        # Atom requires every entry's <updated>: a published entry is never changed.
         return item.published_at
 
     def item_guid(self, item):

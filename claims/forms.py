@@ -1,9 +1,11 @@
 from django import forms
 from django.contrib.auth import get_user_model
+from django.core.validators import slug_re
 from django.utils import timezone
 
-from claims.models import Case, Claim, Correction, Decision, Evidence, Rating
+from claims.models import Case, Claim, Correction, Decision, ErrorReport, Evidence, Rating
 from factcheck.roles import EDITOR, REVIEWER
+from factcheck.shortcuts import id_or_none
 from factcheck.widgets import LongModelChoiceField
 from sources.models import Quotation, Source, SourceRole
 
@@ -266,9 +268,21 @@ class ErrorReportForm(forms.Form):
         label="Your e-mail (optional, for our reply)", required=False, max_length=254
     )
     website = forms.CharField(required=False, label="Leave this empty")
-    page_url = forms.CharField(widget=forms.HiddenInput, max_length=500)
-    case = forms.SlugField(widget=forms.HiddenInput, required=False)
-    claim = forms.IntegerField(widget=forms.HiddenInput, required=False)
+    # Where the reader was: context for the editors, which the reader never sees
+    # and cannot correct. What does not fit is cut or dropped, never refused.
+    page_url = forms.CharField(widget=forms.HiddenInput, required=False, strip=False)
+    case = forms.CharField(widget=forms.HiddenInput, required=False)
+    claim = forms.CharField(widget=forms.HiddenInput, required=False)
+
+    def clean_page_url(self):
+        return self.cleaned_data["page_url"][: ErrorReport._meta.get_field("page_url").max_length]
+
+    def clean_case(self):
+        case = self.cleaned_data["case"]
+        return case if slug_re.fullmatch(case) else ""
+
+    def clean_claim(self):
+        return id_or_none(self.cleaned_data["claim"])
 
 
 class ReplyForm(forms.Form):

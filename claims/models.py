@@ -35,6 +35,30 @@ class Rating(models.Model):
     def __str__(self):
         return self.label
 
+    def clean(self):
+        super().clean()
+        if self.pk is None:
+            return
+        stored = Rating.objects.filter(pk=self.pk).values_list("label", flat=True).first()
+        if stored not in (None, self.label) and self.is_on_the_public_record():
+            raise ValidationError(
+                {
+                    "label": f"“{stored}” is the verdict of published fact-checks or named in "
+                    "the corrections log, whose entries are sealed with their words: it keeps "
+                    "its label. Add a rating with the new label instead (its meaning, value "
+                    "and order can still be changed here)."
+                },
+                code="rating_published",
+            )
+
+    def is_on_the_public_record(self):
+        """Whether a published claim has this verdict or a published correction names it."""
+        published = Correction.objects.filter(status=CorrectionStatus.PUBLISHED)
+        return (
+            Claim.objects.filter(verdict=self, status=ClaimStatus.PUBLISHED).exists()
+            or published.filter(models.Q(old_verdict=self) | models.Q(new_verdict=self)).exists()
+        )
+
 
 class CaseStatus(models.TextChoices):
     OPEN = "open", "Open"
@@ -80,6 +104,30 @@ class Case(models.Model):
 
     def get_absolute_url(self):
         return reverse("claims:case_detail", args=[self.slug])
+
+    def clean(self):
+        super().clean()
+        if self.pk is None:
+            return
+        stored = Case.objects.filter(pk=self.pk).values("slug", "source_under_check_id").first()
+        if stored is None:
+            return
+        errors = {}
+        if stored["slug"] != self.slug and (
+            self.claims.filter(status=ClaimStatus.PUBLISHED).exists()
+            or self.corrections.filter(status=CorrectionStatus.PUBLISHED).exists()
+        ):
+            errors["slug"] = (
+                "The case's public pages, feeds and the sealed entries of the corrections log "
+                f"use the address “{stored['slug']}”: it stays, so that no link given out breaks."
+            )
+        if stored["source_under_check_id"] != self.source_under_check_id and self.claims.exists():
+            errors["source_under_check"] = (
+                "Every claim of this case quotes its piece under check: it stays. Open a new "
+                "case for another piece."
+            )
+        if errors:
+            raise ValidationError(errors, code="case_in_use")
 
 
 class ClaimStatus(models.TextChoices):

@@ -72,6 +72,7 @@ from claims.services import (
     reviewer_assign,
 )
 from claims.workflow import Action, allowed_actions, claim_content, claim_digest, claim_transition
+from factcheck.auth import client_address
 from factcheck.desk_pages import desk_page
 from factcheck.fragments import rendered_rows
 from factcheck.pagination import CountedPaginator
@@ -366,8 +367,11 @@ def _case_etag(request, slug):
     claims = Claim.objects.filter(case__slug=slug, status=ClaimStatus.PUBLISHED)
     latest = claims.aggregate(
         last=Max("updated_at"),
-        count=Count("id"),
+        # Distinct: the join to the evidence repeats each claim.
+        count=Count("id", distinct=True),
         piece_changed=Max("case__source_under_check__updated_at"),
+        # The export names each cited source (its title, publisher and address).
+        cited_changed=Max("evidence__quotation__version__source__updated_at"),
     )
     return public.page_etag(request, "case", slug, latest, public.shown_on_every_page())
 
@@ -407,9 +411,11 @@ def public_case_export_view(request, slug):
 def public_claim_view(request, slug, pk):
     claim = public.public_claim(slug, pk)
     organisation = public.organisation()
+    # The page's one address, whatever query a link added (utm_source=…).
+    canonical_url = request.build_absolute_uri(claim.get_public_url())
     review = public.claim_review(
         claim,
-        claim_url=request.build_absolute_uri(),
+        claim_url=canonical_url,
         organisation=organisation,
         scale=public.rating_scale(),
     )
@@ -420,6 +426,7 @@ def public_claim_view(request, slug, pk):
             "claim": claim,
             "case": claim.case,
             "organisation": organisation,
+            "canonical_url": canonical_url,
             "json_ld": public.json_ld(review),
         },
     )
@@ -828,7 +835,7 @@ def report_error_view(request):
                 page_url=data["page_url"],
                 message=data["message"],
                 email=data["email"],
-                address=request.META.get("REMOTE_ADDR", ""),
+                address=client_address(request),
                 case=case,
                 claim=claim,
             )

@@ -1,18 +1,31 @@
 import pytest
 from django.contrib import admin
+from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django_tasks_db.models import DBTaskResult
 
-from claims.models import Claim, Comment, Correction, ErrorReport, Evidence, ReviewAssignment
+from claims.corrections import correction_approve, correction_draft, correction_publish
+from claims.models import (
+    Claim,
+    Comment,
+    Correction,
+    ErrorReport,
+    Evidence,
+    Rating,
+    ReviewAssignment,
+)
 from factcheck.models import AuditEvent, Organisation, SearchEntry
 from sources.models import Quotation, Reanchoring, Source, SourceVersion
 from sources.services import source_version_create_from_text
 from tests.factories import (
     CommentFactory,
     CorrectionFactory,
+    EditorFactory,
     EvidenceFactory,
     QuotationFactory,
     ReviewAssignmentFactory,
+    ReviewerFactory,
+    SourceFactory,
     SourceVersionFactory,
     UserFactory,
 )
@@ -139,3 +152,85 @@ def test_a_quotation_of_a_version_without_text_says_so_in_the_admin(admin_client
     assert "has no text to quote yet (its extraction is failed)" in " ".join(
         response.context["adminform"].form.errors["version"]
     )
+
+
+# What the public record has named keeps its name.
+
+
+def published(claim, verdict):
+    Claim.objects.filter(pk=claim.pk).update(
+        status="published", published_at="2026-11-05T10:00:00Z", verdict=verdict
+    )
+
+
+def test_a_rating_that_is_a_published_verdict_keeps_its_label_in_the_admin(
+    admin_client, first_case
+):
+    rating = Rating.objects.get(label="Misleading")
+    published(first_case.claims.first(), rating)
+
+    response = admin_client.post(
+        admin_url(Rating, "change", rating.pk),
+        {"label": "Mostly right", "order": rating.order, "value": "", "meaning": "Changed too."},
+    )
+
+    assert response.status_code == 200
+    assert "keeps its label" in " ".join(response.context["adminform"].form.errors["label"])
+    assert Rating.objects.get(pk=rating.pk).label == "Misleading"
+
+
+def test_a_rating_named_only_by_a_published_correction_keeps_its_label(first_case):
+    old, new = Rating.objects.order_by("order")[:2]
+    claim = first_case.claims.first()
+    published(claim, old)
+    claim.refresh_from_db()
+    editor = EditorFactory()
+    draft = correction_draft(
+        case=first_case,
+        claim=claim,
+        editor=editor,
+        kind="correction",
+        what_was_wrong="x",
+        what_is_right="y",
+        new_verdict=new,
+    )
+    correction_approve(correction=draft, approver=ReviewerFactory())
+    correction_publish(correction=draft, editor=editor)
+    old.refresh_from_db()
+    assert not Claim.objects.filter(verdict=old).exists()  # only the entry names it now
+    old.label = "Renamed"
+
+    with pytest.raises(ValidationError, match="keeps its label"):
+        old.full_clean()
+
+
+def test_a_rating_nobody_published_is_renamed_and_every_rating_keeps_its_meaning_editable(
+    first_case,
+):
+    used, unused = Rating.objects.order_by("order")[:2]
+    published(first_case.claims.first(), used)
+    unused.label = "A better word"
+    used.meaning = "Clearer wording of what it means."
+
+    unused.full_clean()
+    used.full_clean()
+
+
+def test_a_published_case_keeps_its_address_and_any_case_with_claims_its_piece(
+    first_case,
+):
+    published(first_case.claims.first(), Rating.objects.first())
+    first_case.slug = "renamed-case"
+    first_case.source_under_check = SourceFactory()
+
+    with pytest.raises(ValidationError) as refused:
+        first_case.full_clean()
+
+    assert "no link given out breaks" in " ".join(refused.value.message_dict["slug"])
+    assert "Open a new case" in " ".join(refused.value.message_dict["source_under_check"])
+
+
+def test_an_unpublished_case_may_take_a_new_address(first_case):
+    first_case.slug = "a-better-address"
+
+    first_case.full_clean()

@@ -210,3 +210,41 @@ def test_a_mangled_link_to_the_corrections_desk_opens_it_empty(client, editor, q
     response = client.get(reverse("claims:corrections_desk"), query)
 
     assert response.status_code == 200
+
+
+def test_behind_the_proxy_each_reader_is_limited_by_their_own_address(client, settings):
+    settings.TRUST_X_FORWARDED_FOR = True
+    proxy = "10.0.0.2"
+    for number in range(REPORTS_PER_WINDOW + 2):
+        response = client.post(
+            reverse("claims:report_error"),
+            {"page_url": "/corrections/", "message": "Wrong sum.", "website": ""},
+            REMOTE_ADDR=proxy,
+            HTTP_X_FORWARDED_FOR=f"203.0.113.{number + 1}",
+        )
+        assert response.status_code == 302, number
+
+    assert ErrorReport.objects.count() == REPORTS_PER_WINDOW + 2
+
+
+def test_where_the_reader_was_never_stops_a_report(client, first_case):
+    # Hidden context the reader cannot see or correct: cut or dropped, not refused.
+    long_address = "/corrections/?utm_source=" + "x" * 600
+
+    response = report(client, page_url=long_address, case="not a slug!", claim="12abc")
+
+    assert response.status_code == 302
+    stored = ErrorReport.objects.get()
+    assert stored.page_url == long_address[:500]
+    assert (stored.case, stored.claim) == (None, None)
+
+
+def test_a_refused_flood_says_the_report_was_not_sent_and_keeps_it(client):
+    for _ in range(REPORTS_PER_WINDOW):
+        report(client)
+
+    flooded = report(client, message="My typed report")
+
+    assert flooded.status_code == 429
+    assert "This one was not sent" in flooded.text
+    assert "My typed report" in flooded.text

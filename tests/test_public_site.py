@@ -5,6 +5,7 @@ import json
 import re
 
 import feedparser
+import lxml.etree
 import pytest
 from django.core.cache import cache
 from django.db import connection
@@ -267,6 +268,19 @@ def test_a_repeated_conditional_get_is_answered_304(client, published_claim):
         assert again.content == b""
 
 
+def test_a_retitled_cited_source_changes_the_case_exports_etag(client, published_claim):
+    url = reverse("claims:public_case_export", args=[published_claim.case.slug])
+    first = client.get(url)
+    cited = published_claim.evidence.get().quotation.version.source
+    cited.title = "The company's revised announcement"
+    cited.save()
+
+    again = client.get(url, headers={"If-None-Match": first["ETag"]})
+
+    assert again.status_code == 200
+    assert "The company's revised announcement" in again.text
+
+
 def test_a_new_entry_changes_the_logs_etag(client, published_claim):
     first = client.get(reverse("claims:corrections_log"))
     PublishedCorrectionFactory(case=published_claim.case)
@@ -356,3 +370,26 @@ def test_a_retracted_claim_is_marked_on_the_case_page_and_in_the_export(client, 
     (claim,) = exported["claims"]
     assert claim["verdict"] is None
     assert claim["retracted"].endswith(retraction.get_absolute_url())
+
+
+def test_the_atom_feed_has_what_rfc_4287_requires(client, published_claim):
+    # Every entry an <updated>, and an author for the feed; feedparser does not check these.
+    entry = PublishedCorrectionFactory(case=published_claim.case)
+    atom = "{http://www.w3.org/2005/Atom}"
+
+    feed = lxml.etree.fromstring(client.get(reverse("claims:corrections_atom")).content)
+
+    assert feed.find(f"{atom}author/{atom}name").text == "Desk of Record"
+    (item,) = feed.findall(f"{atom}entry")
+    updated = datetime.datetime.fromisoformat(item.find(f"{atom}updated").text)
+    assert updated == entry.published_at
+
+
+def test_the_claim_reviews_address_is_the_pages_own_without_the_query_a_link_added(
+    client, published_claim
+):
+    response = client.get(public_claim_url(published_claim) + "?utm_source=x&fbclid=abc")
+
+    canonical = f"http://testserver{public_claim_url(published_claim)}"
+    assert claim_review_of(response)["url"] == canonical
+    assert f'<link rel="canonical" href="{canonical}">' in response.text
