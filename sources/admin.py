@@ -2,6 +2,7 @@ from django.contrib import admin
 
 from factcheck.admin import AuditedAdminMixin, ReadOnlyAdminMixin
 from sources.models import Quotation, Reanchoring, Source, SourceVersion
+from sources.signals import source_retitled
 
 
 class SourceVersionInline(admin.TabularInline):
@@ -23,6 +24,13 @@ class SourceAdmin(AuditedAdminMixin, admin.ModelAdmin):
     search_fields = ["title", "publisher", "authors", "url", "notes"]
     date_hierarchy = "published_on"
     inlines = [SourceVersionInline]
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        if change and "title" in form.changed_data:
+            source_retitled.send(
+                sender=Source, source=obj, old_title=form.initial["title"], actor=request.user
+            )
 
 
 @admin.register(SourceVersion)

@@ -11,3 +11,7 @@ quotations_reanchored = Signal()
 
 #: Sent when a person confirms a changed quotation's new words: ``reanchoring``, ``actor``.
 reanchoring_confirmed = Signal()
+
+#: Sent after a source's title changed (reviewers sign off on what they saw, its
+#: title included): ``source``, ``old_title``, ``actor``.
+source_retitled = Signal()

@@ -3,7 +3,10 @@
 import itertools
 
 import pytest
+from django.contrib import admin
 from django.core.exceptions import ValidationError
+from django.forms.models import model_to_dict
+from django.test import RequestFactory
 
 from claims.models import Claim, ClaimStatus, Decision, ReviewAssignment
 from claims.services import (
@@ -25,6 +28,7 @@ from claims.workflow import (
     claim_transition,
 )
 from factcheck.models import AuditEvent
+from sources.models import Source
 from sources.services import source_version_create_from_text
 from tests.factories import (
     ClaimFactory,
@@ -343,9 +347,27 @@ def orphan_the_evidence(claim, editor):
     source_version_create_from_text(source=version.source, text="Entirely new text.", actor=None)
 
 
+def rename_an_evidence_source_in_the_admin(claim, editor):
+    # The title is part of what the reviewer saw; only the admin edits it.
+    source = claim.evidence.get().quotation.version.source
+    source_admin = admin.site._registry[Source]
+    request = RequestFactory().post("/")
+    request.user = UserFactory(is_staff=True, is_superuser=True)
+    form_class = source_admin.get_form(request, source, change=True)
+    data = {
+        name: value
+        for name, value in model_to_dict(source).items()
+        if name in form_class.base_fields and value is not None
+    }
+    form = form_class(data | {"title": "A renamed report"}, instance=source)
+    assert form.is_valid(), form.errors
+    source_admin.save_model(request, form.save(commit=False), form, change=True)
+
+
 @pytest.mark.parametrize(
     "change",
     [
+        rename_an_evidence_source_in_the_admin,
         change_statement,
         change_verdict,
         change_rationale,
@@ -429,3 +451,14 @@ def test_only_editors_and_the_claims_reviewers_join_its_discussion(ready_claim, 
         "Is the table from §5?",
         "Yes, Table 3.",
     ]
+
+
+def test_renaming_a_source_leaves_a_published_claims_sign_offs_as_they_were(ready_claim, editor):
+    claim = approved_claim(ready_claim, editor)
+    claim = claim_transition(claim=claim, action=Action.PUBLISH, actor=editor)
+
+    rename_an_evidence_source_in_the_admin(claim, editor)
+
+    claim.refresh_from_db()
+    assert claim.status == ClaimStatus.PUBLISHED
+    assert claim.assignments.get().decision == Decision.APPROVED
