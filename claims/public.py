@@ -6,7 +6,7 @@ of published work. Nothing unpublished ever leaves these functions.
 import json
 
 from django.core.cache import cache
-from django.db.models import Count, Max, Min, Prefetch, Subquery
+from django.db.models import Count, Max, Min, OuterRef, Prefetch, Subquery
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils.html import format_html
@@ -35,7 +35,9 @@ def published_claims():
             ),
             Prefetch(
                 "corrections",
-                queryset=Correction.objects.filter(status=CorrectionStatus.PUBLISHED)
+                queryset=with_superseding_entry(
+                    Correction.objects.filter(status=CorrectionStatus.PUBLISHED)
+                )
                 .select_related("old_verdict", "new_verdict")
                 .order_by("published_at"),
             ),
@@ -57,10 +59,25 @@ def public_claim(slug, pk):
     return get_object_or_404(published_claims(), case__slug=slug, pk=pk)
 
 
-def published_corrections(*, case_slug="", kind=""):
-    corrections = Correction.objects.filter(status=CorrectionStatus.PUBLISHED).select_related(
-        "case", "claim", "old_verdict", "new_verdict", "supersedes"
+def with_superseding_entry(corrections):
+    """
+    ``corrections`` with the first published entry that supersedes each:
+    ``superseded_in`` (its number in the log) and ``superseded_by_id``; None
+    for an entry that still stands.
+    """
+    superseding = Correction.objects.filter(
+        supersedes=OuterRef("pk"), status=CorrectionStatus.PUBLISHED
+    ).order_by("sequence")
+    return corrections.annotate(
+        superseded_in=Subquery(superseding.values("sequence")[:1]),
+        superseded_by_id=Subquery(superseding.values("pk")[:1]),
     )
+
+
+def published_corrections(*, case_slug="", kind=""):
+    corrections = with_superseding_entry(
+        Correction.objects.filter(status=CorrectionStatus.PUBLISHED)
+    ).select_related("case", "claim", "old_verdict", "new_verdict", "supersedes")
     if case_slug:
         corrections = corrections.filter(case__slug=case_slug)
     if kind:

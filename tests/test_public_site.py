@@ -393,3 +393,45 @@ def test_the_claim_reviews_address_is_the_pages_own_without_the_query_a_link_add
     canonical = f"http://testserver{public_claim_url(published_claim)}"
     assert claim_review_of(response)["url"] == canonical
     assert f'<link rel="canonical" href="{canonical}">' in response.text
+
+
+def publish_entry(published, **fields):
+    editor = EditorFactory()
+    draft = correction_draft(case=published.case, editor=editor, kind="correction", **fields)
+    correction_approve(correction=draft, approver=ReviewerFactory())
+    return correction_publish(correction=draft, editor=editor)
+
+
+def test_a_superseded_entry_is_marked_as_such_in_the_log_and_on_the_public_pages(
+    client, published_claim
+):
+    on_claim = publish_entry(
+        published_claim, claim=published_claim, what_was_wrong="a", what_is_right="Right at first."
+    )
+    on_case = publish_entry(published_claim, what_was_wrong="b", what_is_right="Case at first.")
+    later = {
+        entry: publish_entry(
+            published_claim,
+            claim=entry.claim,
+            what_was_wrong="c",
+            what_is_right=f"Later word on entry {entry.sequence}.",
+            supersedes=entry,
+        )
+        for entry in (on_claim, on_case)
+    }
+
+    log = client.get(reverse("claims:corrections_log")).text
+    # The notices a reader sees; the ClaimReview markup lists every correction.
+    claim_page = re.sub(
+        r"<script.*?</script>", "", client.get(public_claim_url(published_claim)).text, flags=re.S
+    )
+    case_page = client.get(reverse("claims:public_case", args=[published_claim.case.slug])).text
+
+    for entry, superseding in later.items():
+        link = f'<a href="{superseding.get_absolute_url()}">entry {superseding.sequence}</a>'
+        assert f"<dt>Superseded by</dt><dd>{link}" in log
+        assert f"superseded by {link}" in (claim_page if entry.claim else case_page)
+    assert "Right at first." not in claim_page
+    assert "Later word on entry 1." in claim_page
+    assert "Case at first." not in case_page
+    assert "Later word on entry 2." in case_page
