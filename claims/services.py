@@ -125,6 +125,8 @@ def claim_update(*, claim, editor, expected_version, **fields):
     Save an editor's changes to ``claim`` if nobody saved since the editor
     opened it at ``expected_version``; else raise EditConflict carrying the
     stored claim, and nothing is written. Voids sign-offs the change affects.
+    A save that changes nothing writes nothing: no new version, which would
+    turn another editor's next save into a conflict over nothing.
     """
     unknown = set(fields) - set(EDITABLE_FIELDS)
     if unknown:
@@ -135,16 +137,14 @@ def claim_update(*, claim, editor, expected_version, **fields):
     if not fields.get("statement", claim.statement).strip():
         raise ValidationError({"statement": "A claim needs a statement."}, code="blank")
     before = {name: getattr(claim, name) for name in fields}
-    _bump_version(claim, expected_version, **fields)
-    changes = {
-        name: [_plain(before[name]), _plain(getattr(claim, name))]
-        for name in fields
-        if before[name] != getattr(claim, name)
-    }
+    changed = {name: value for name, value in fields.items() if before[name] != value}
+    if not changed:
+        return claim
+    _bump_version(claim, expected_version, **changed)
+    changes = {name: [_plain(before[name]), _plain(getattr(claim, name))] for name in changed}
     record(actor=editor, action="claim.update", target=claim, changes=changes)
-    if changes:
-        signoffs_revalidate(claim=claim, reason="the claim was edited", actor=editor)
-        index_claim(claim)
+    signoffs_revalidate(claim=claim, reason="the claim was edited", actor=editor)
+    index_claim(claim)
     return claim
 
 

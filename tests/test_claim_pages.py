@@ -72,7 +72,7 @@ def claim(editor):
 
 
 def test_the_claim_page_shows_statement_quotation_and_history(editor_client, claim):
-    edit(editor_client, claim, claim.version, claimant="Together AI")
+    edit(editor_client, claim, claim.version, claimant="Together AI, by its press office")
 
     response = editor_client.get(claim.get_absolute_url())
 
@@ -80,7 +80,7 @@ def test_the_claim_page_shows_statement_quotation_and_history(editor_client, cla
     assert claim.statement in response.text
     assert claim.quotation.exact in response.text
     assert "claim.update" in response.text
-    assert "Together AI" in response.text
+    assert "Together AI, by its press office" in response.text
 
 
 def test_editing_in_place_returns_the_fragment_and_bumps_the_version(editor_client, claim):

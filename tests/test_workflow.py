@@ -407,6 +407,20 @@ def test_an_edit_that_changes_nothing_keeps_the_sign_off(ready_claim, editor):
     assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.APPROVED
 
 
+def test_a_save_that_changes_nothing_makes_no_new_version_and_no_conflict_for_the_next(editor):
+    claim = ClaimFactory(author=editor)
+    opened_at = claim.version
+    events = AuditEvent.objects.count()
+
+    claim_update(claim=claim, editor=editor, expected_version=opened_at, statement=claim.statement)
+    # Another tab, opened at the same version, saves a real change.
+    claim_update(claim=claim, editor=editor, expected_version=opened_at, claimant="A new claimant")
+
+    stored = Claim.objects.get(pk=claim.pk)
+    assert (stored.version, stored.claimant) == (opened_at + 1, "A new claimant")
+    assert AuditEvent.objects.count() == events + 1
+
+
 # No lost edits.
 
 
