@@ -463,20 +463,43 @@ def _case(request, slug):
     return found_or_404(case_in_reach, slug, request.user)
 
 
-def _submit(request, case, pk, *, form, form_key, partial, action, kept=dict):
+def _submit(request, case, claim, *, form, form_key, partial, action, kept=dict):
     """
-    Run ``action`` with a valid form's data and render ``partial``; a refusal
-    shows next to the form, which keeps what the user typed (422), with the
-    context ``kept()`` gives for what the form alone does not hold.
+    Run ``action`` with a valid form's data and render ``partial`` (see
+    ``_changed``); a refusal shows next to the form, which keeps what the user
+    typed (422), with the context ``kept()`` gives for what the form alone does
+    not hold.
     """
     if form.is_valid():
         try:
             action(form.cleaned_data)
         except ValidationError as invalid:
             form.add_error(None, invalid)
-    extra = {form_key: form} | kept() if form.errors else {}
-    status = _refusal_status(form) if form.errors else 200
-    return _partial(request, partial, _claim_context(request, case, pk, **extra), status)
+    if not form.errors:
+        return _changed(request, case, claim, partial)
+    context = _claim_context(request, case, claim.pk, **{form_key: form} | kept())
+    return _partial(request, partial, context, _refusal_status(form))
+
+
+def _changed(request, case, claim, partial):
+    """
+    The answer to a change made to ``claim`` (as read before the change): the
+    redrawn ``partial`` with the page's header and history beside it; or, when
+    the change moved the claim to another status (an approval of the earlier
+    content no longer holds, a new reviewer has yet to approve), the whole
+    page again, saying so.
+    """
+    status = Claim.objects.filter(pk=claim.pk).values_list("status", flat=True).get()
+    if status != claim.status:
+        messages.info(
+            request,
+            f"Saved. The claim is now {ClaimStatus(status).label.lower()}: every assigned "
+            "reviewer must approve its current content before it can be published.",
+        )
+        url = reverse("claims:claim_detail", args=[case.slug, claim.pk])
+        return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+    context = _claim_context(request, case, claim.pk, refresh_around=True)
+    return _partial(request, partial, context)
 
 
 def _refusal_status(form):
@@ -537,7 +560,7 @@ def claim_edit_view(request, slug, pk):
         context = _claim_context(request, case, pk, form=form)
         return _partial(request, "claim-fields", context, _refusal_status(form))
     messages.success(request, "Claim saved.")
-    return _partial(request, "claim-fields", _claim_context(request, case, pk))
+    return _changed(request, case, claim, "claim-fields")
 
 
 @permission_required("claims.change_evidence", raise_exception=True)
@@ -568,7 +591,7 @@ def evidence_add_view(request, slug, pk):
     return _submit(
         request,
         case,
-        pk,
+        claim,
         form=EvidenceForm(request.POST, claim=claim),
         form_key="evidence_form",
         partial="evidence",
@@ -582,13 +605,15 @@ def evidence_add_view(request, slug, pk):
 @permission_required("claims.delete_evidence", raise_exception=True)
 def evidence_remove_view(request, slug, pk, evidence_pk):
     case = _case(request, slug)
-    evidence = get_object_or_404(Evidence, pk=evidence_pk, claim__case=case, claim_id=pk)
+    evidence = get_object_or_404(
+        Evidence.objects.select_related("claim"), pk=evidence_pk, claim__case=case, claim_id=pk
+    )
     try:
         evidence_remove(evidence=evidence, editor=request.user)
     except ValidationError as refused:
         context = _claim_context(request, case, pk, evidence_error=" ".join(refused.messages))
         return _partial(request, "evidence", context, 409)
-    return _partial(request, "evidence", _claim_context(request, case, pk))
+    return _changed(request, case, evidence.claim, "evidence")
 
 
 @require_POST
@@ -596,22 +621,15 @@ def evidence_remove_view(request, slug, pk, evidence_pk):
 def reviewer_assign_view(request, slug, pk):
     case = _case(request, slug)
     claim = get_object_or_404(claims_visible_to(request.user), case=case, pk=pk)
-    was_approved = claim.status == ClaimStatus.APPROVED
-    response = _submit(
+    return _submit(
         request,
         case,
-        pk,
+        claim,
         form=AssignForm(request.POST, claim=claim),
         form_key="assign_form",
         partial="assignments",
         action=lambda data: reviewer_assign(claim=claim, editor=request.user, **data),
     )
-    if response.status_code == 200 and was_approved:
-        # The claim went back to review: more of the page than the list changed.
-        messages.info(request, "Reviewer assigned: the claim is back in review until they approve.")
-        url = reverse("claims:claim_detail", args=[case.slug, claim.pk])
-        return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
-    return response
 
 
 @require_POST
@@ -663,7 +681,7 @@ def comment_add_view(request, slug, pk):
     return _submit(
         request,
         case,
-        pk,
+        claim,
         form=CommentForm(request.POST),
         form_key="comment_form",
         partial="comments",

@@ -306,3 +306,22 @@ def test_results_swapped_into_a_page_are_read_out_by_a_live_region_that_stays(
     expect(announcer).to_have_text(re.compile(r"^\d+ passages? found\.$"))
     assert announcer.inner_text() == page.locator("#results > p.muted").inner_text()
     assert page.locator("[aria-live]").count() == 1
+
+
+def test_an_answer_shown_away_from_the_pressed_button_is_read_out(browser, live_server, newsroom):
+    # The refusal lands in the fields panel and the quotation in the version panel,
+    # while the focus stays on the button pressed elsewhere: the announcer says it.
+    base = live_server.url
+    page = axe_page(browser, base, "eddie", DESKTOP)
+    announcer = page.locator("#announcer")
+    draft = newsroom["published"].case.claims.filter(status="draft").first()
+
+    page.goto(f"{base}{draft.get_absolute_url()}")
+    page.click("button[name=action][value=submit]")
+    expect(announcer).to_contain_text("The claim cannot go to review yet")
+
+    page.goto(f"{base}{newsroom['source'].get_absolute_url()}")
+    page.fill("#id_q", "Before, every iteration")
+    page.click("#finder-heading ~ form button[type=submit]")
+    page.click("#finder-results button:text-is('Quote this occurrence')")
+    expect(announcer).to_contain_text("Quoted “Before, every iteration”")

@@ -761,3 +761,22 @@ def test_saving_a_claim_from_the_keyboard_leaves_the_focus_where_the_answer_is(
     page.keyboard.press("Tab")
     # Tab goes on from there, inside the panel, not from the top of the page.
     expect(page.locator("#claim-fields :focus")).to_have_count(1)
+
+
+def test_a_save_updates_the_header_and_history_in_place(browser, live_server, desk):
+    _editor, _reviewer, case = desk
+    claim = case.claims.first()
+    page = new_page(browser)
+    log_in(page, live_server.url, "eddie")
+    page.goto(f"{live_server.url}{claim.get_absolute_url()}")
+    header = page.locator("#claim-header")
+    expect(header).to_contain_text(f"version {claim.version}")
+
+    page.fill("#id_statement", "The compiler reached 2,000 tokens per second.")
+    page.click("#claim-fields button:text-is('Save')")
+
+    expect(header).to_contain_text(f"version {claim.version + 1}")
+    expect(header.locator(".figure")).to_contain_text(["2,000"])
+    expect(page.locator("#history")).to_contain_text("claim.update")
+    expect(page.locator("#claim-header")).to_have_count(1)
+    expect(page.locator("#claim-fields [role=status]")).to_be_focused()

@@ -92,6 +92,53 @@ def test_editing_in_place_returns_the_fragment_and_bumps_the_version(editor_clie
     assert (claim.statement, claim.version) == ("It reached 1,111 TPS.", 2)
 
 
+def test_a_save_also_redraws_the_header_and_history_that_it_changed(editor_client, claim):
+    response = edit(editor_client, claim, claim.version, statement="It reached 2,000 TPS.")
+
+    parts = lxml.html.fragments_fromstring(response.text)
+    header, history = (part for part in parts if part.get("hx-swap-oob") == "true")
+    assert header.get("id") == "claim-header"
+    assert "version 2" in header.text_content()
+    assert "2,000" in header.text_content()  # the figure check reads the new statement
+    assert history.get("id") == "history"
+    assert "claim.update" in history.text_content()
+
+
+def approved(claim, editor):
+    ready_for_review(claim, editor)
+    reviewer = claim.assignments.get().reviewer
+    claim_submit_for_review(claim=claim, editor=editor)
+    review_decide(
+        assignment=claim.assignments.get(),
+        reviewer=reviewer,
+        decision=Decision.APPROVED,
+        digest_seen=claim_digest(Claim.objects.get(pk=claim.pk)),
+    )
+    claim.refresh_from_db()
+    assert claim.status == ClaimStatus.APPROVED
+    return claim
+
+
+@pytest.mark.parametrize("change", ["edit", "remove evidence"])
+def test_a_change_that_sends_an_approved_claim_back_to_review_reloads_the_page_saying_so(
+    editor_client, editor, claim, change
+):
+    claim = approved(claim, editor)
+
+    if change == "edit":
+        response = edit(editor_client, claim, claim.version, statement="Reworded.")
+    else:
+        evidence = claim.evidence.get()
+        response = editor_client.post(url("evidence_remove", claim, evidence.pk), headers=HTMX)
+
+    assert response.status_code == 200
+    assert response["HX-Redirect"] == claim.get_absolute_url()
+    page = editor_client.get(claim.get_absolute_url())
+    assert "The claim is now in review: every assigned reviewer must approve" in page.text
+    assert 'name="action" value="publish"' not in page.text
+    assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.IN_REVIEW
+
+
 def test_two_editors_saving_the_same_claim_get_a_conflict_and_both_texts_survive(
     client, editor, claim
 ):
@@ -259,7 +306,7 @@ def test_assigning_a_reviewer_to_an_approved_claim_reloads_the_page_with_its_new
 
     assert response["HX-Redirect"] == claim.get_absolute_url()
     page = editor_client.get(claim.get_absolute_url())
-    assert "the claim is back in review until they approve" in page.text
+    assert "The claim is now in review: every assigned reviewer must approve" in page.text
     assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.IN_REVIEW
 
 

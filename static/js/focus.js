@@ -5,18 +5,21 @@
 // else the part's heading. A part may name what takes the focus
 // (data-swap-focus, such as "Quoted …" above a long text): that is focused
 // without scrolling, so the reader stays where they were reading. A swap that
-// did not take the focus (a poll while someone reads) leaves it alone.
+// did not take the focus (a poll while someone reads) leaves it alone, and so
+// do the parts a response updates out of band.
 (function () {
   "use strict";
 
   const CHOICES = ["[data-swap-focus]", '[aria-invalid="true"]', '[role="alert"]', '[role="status"]', "h2, h3"];
   const FOCUSABLE = "a[href], button, input, select, textarea, [tabindex]";
   let swapTookFocus = false;
+  let targetId = "";
 
   document.addEventListener("htmx:beforeSwap", function (event) {
     const active = document.activeElement;
     const target = event.detail.target;
     swapTookFocus = Boolean(active && active !== document.body && target && target.contains(active));
+    targetId = (target && target.id) || "";
   });
 
   document.addEventListener("htmx:afterSettle", function (event) {
@@ -28,6 +31,9 @@
     }
     const swapped = event.target;
     if (!(swapped instanceof Element) || !document.contains(swapped)) return;
+    // Parts sent along out of band (the header and history beside a saved form)
+    // settle too: the focus belongs in the part the request was for.
+    if (targetId && swapped.id && swapped.id !== targetId) return;
     for (const selector of CHOICES) {
       const found = swapped.matches(selector) ? swapped : swapped.querySelector(selector);
       if (found) {
