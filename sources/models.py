@@ -72,7 +72,8 @@ class Source(models.Model):
 
     @property
     def latest_version(self):
-        return self.versions.order_by("-number").first()
+        """The current version (``SourceVersionQuerySet.current_first``); None before an upload."""
+        return self.versions.current_first().first()
 
 
 def version_upload_to(version, filename):
@@ -97,6 +98,10 @@ class ExtractionStatus(models.TextChoices):
     FAILED = "failed", "Failed"
 
 
+#: Extraction outcomes that leave a version with no text to read or quote.
+UNREADABLE = (ExtractionStatus.FAILED, ExtractionStatus.NO_TEXT)
+
+
 class SourceVersionQuerySet(models.QuerySet):
     def without_text(self):
         """
@@ -105,6 +110,19 @@ class SourceVersionQuerySet(models.QuerySet):
         length is ``text_length``; reading ``extracted_text`` loads it.
         """
         return self.defer("extracted_text")
+
+    def current_first(self):
+        """
+        Newest first, except that a version whose text could not be read comes
+        after every other: the first is the source's current version, the one
+        that is read and quoted. A bad upload does not take a source's text away;
+        a version still being extracted is current, to show its progress.
+        """
+        unreadable = models.Case(
+            models.When(extraction_status__in=UNREADABLE, then=models.Value(1)),
+            default=models.Value(0),
+        )
+        return self.order_by(unreadable, "-number")
 
 
 class SourceVersion(models.Model):

@@ -8,7 +8,14 @@ from django.db.models.functions import Coalesce
 from factcheck.prepared import PreparedRead
 from sources import anchoring
 from sources.highlighting import cached_marked_part
-from sources.models import AnchoringStatus, Quotation, Reanchoring, Source, SourceVersion
+from sources.models import (
+    UNREADABLE,
+    AnchoringStatus,
+    Quotation,
+    Reanchoring,
+    Source,
+    SourceVersion,
+)
 
 # Characters of context shown either side of a found passage.
 PASSAGE_CONTEXT_CHARS = 60
@@ -35,13 +42,16 @@ def source_list():
 
 _latest_version = PreparedRead(
     lambda *, source_id: (
-        SourceVersion.objects.filter(source_id=source_id).without_text().order_by("-number")[:1]
+        SourceVersion.objects.filter(source_id=source_id).without_text().current_first()[:1]
     )
 )
 
 
 def latest_version_without_text(source):
-    """``source``'s latest version, its text left in the database; None before an upload."""
+    """
+    ``source``'s current version (``SourceVersionQuerySet.current_first``), its
+    text left in the database; None before an upload.
+    """
     rows = _latest_version(source_id=source.pk)
     return rows[0] if rows else None
 
@@ -85,7 +95,9 @@ def source_reader(source, *, at=0):
     one arrived.
     """
     versions = _versions_of_source(source_id=source.pk)
-    current = versions[0] if versions else None
+    readable = [version for version in versions if version.extraction_status not in UNREADABLE]
+    # As SourceVersionQuerySet.current_first() orders them, from the list already read.
+    current = (readable or versions or [None])[0]
     quotations, part, reanchorings = [], None, []
     # What the list of quotations shows, cheaply: quotations never change, so
     # their ids and their authors' names are enough to tell when the cached
@@ -117,6 +129,12 @@ def source_reader(source, *, at=0):
         "marked_text": part.html if part else "",
         "reanchorings": reanchorings,
         "reanchoring_summary": summary,
+        # Where the carried-over quotations came from: the version read before this one.
+        "carried_from": next(
+            (v for v in versions if current and v.number < current.number and v.is_ready), None
+        ),
+        # Uploads after the current version whose text could not be read.
+        "unreadable_newer": [v for v in versions if current and v.number > current.number],
         "extracting": any(not version.is_settled for version in versions),
     }
 

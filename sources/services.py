@@ -243,8 +243,8 @@ def quotation_create_from_selection(*, version, start, end, selected_text, actor
     """
     if not version.is_ready:
         raise ValidationError("This version's text is not ready to quote yet.", code="not_ready")
-    latest = SourceVersion.objects.filter(source_id=version.source_id).order_by("-number")
-    newest = latest.values_list("number", flat=True).first()
+    current = SourceVersion.objects.filter(source_id=version.source_id).current_first()
+    newest = current.values_list("number", flat=True).first()
     if newest != version.number:
         raise ValidationError(
             f"Version {version.number} was replaced by version {newest} after this page was "

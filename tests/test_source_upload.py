@@ -331,3 +331,46 @@ def test_a_pasted_text_over_the_form_limit_gets_413_saying_what_to_do(editor_cli
     assert response["Content-Type"].startswith("text/plain")
     assert "save it as a file and upload that (up to 25.0" in response.text
     assert not Source.objects.exists()
+
+
+def test_a_bad_upload_leaves_the_last_readable_version_current_and_says_so(editor_client):
+    source = SourceFactory()
+    url = reverse("sources:version_upload", args=[source.pk])
+    editor_client.post(url, {"file": upload("a.txt", b"The engine ran at 9.0 seconds.")})
+    editor_client.post(url, {"file": upload("broken.pdf", sample_files.make_truncated_pdf())})
+    readable, broken = source.versions.order_by("number")
+    assert broken.extraction_status in {ExtractionStatus.FAILED, ExtractionStatus.NO_TEXT}
+
+    page = editor_client.get(source.get_absolute_url())
+
+    assert source.latest_version == readable
+    assert "Version 2 could not be read" in page.text
+    assert "Version 1 is still the one read and quoted" in page.text
+    assert "The engine ran at 9.0 seconds." in page.text
+    # The source is still quoted, from the version that can be read.
+    quoted = editor_client.post(
+        reverse("sources:quotation_create", args=[source.pk, readable.number]),
+        {"start": 4, "end": 10, "selected_text": "engine"},
+        headers={"HX-Request": "true"},
+    )
+    assert quoted.status_code == 200
+    assert readable.quotations.get().exact == "engine"
+
+
+def test_quotations_are_carried_over_from_the_last_readable_version(editor_client):
+    source = SourceFactory()
+    url = reverse("sources:version_upload", args=[source.pk])
+    editor_client.post(url, {"file": upload("a.txt", b"The engine ran at 9.0 seconds.")})
+    first = source.versions.get()
+    editor_client.post(
+        reverse("sources:quotation_create", args=[source.pk, 1]),
+        {"start": 4, "end": 10, "selected_text": "engine"},
+    )
+    editor_client.post(url, {"file": upload("broken.pdf", sample_files.make_truncated_pdf())})
+    editor_client.post(url, {"file": upload("c.txt", b"Now the engine ran at 8 seconds.")})
+
+    page = editor_client.get(source.get_absolute_url())
+
+    assert first.quotations.count() == 1
+    assert source.latest_version.number == 3
+    assert "Quotations carried over from version 1" in page.text
