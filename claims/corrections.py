@@ -17,7 +17,14 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from claims.models import Claim, ClaimStatus, Correction, CorrectionKind, CorrectionStatus
+from claims.models import (
+    Claim,
+    ClaimStatus,
+    Correction,
+    CorrectionKind,
+    CorrectionStatus,
+    ReportStatus,
+)
 from factcheck.audit import acting_user, record
 from factcheck.roles import is_editor, is_reviewer, require_editor
 
@@ -268,3 +275,40 @@ def correction_publish(*, correction, editor):
         changes={"sha256": correction.sha256, "sequence": correction.sequence},
     )
     return correction
+
+
+@transaction.atomic
+def correction_discard(*, correction, editor):
+    """
+    Drop a correction that was never published (a draft, or an approved one
+    that a later entry made moot, such as a retraction of its claim). A reader's
+    report it was made from is open again, so that it is not lost. Published
+    entries are never removed.
+    """
+    require_editor(editor, "discard a correction")
+    correction = Correction.objects.select_for_update().filter(pk=correction.pk).first()
+    if correction is None:
+        raise ValidationError("This draft was already discarded.", code="gone")
+    if correction.status == CorrectionStatus.PUBLISHED:
+        raise ValidationError(
+            "A published entry is never removed; publish a later entry that supersedes it.",
+            code="published",
+        )
+    reopened = list(correction.reports.all())
+    for report in reopened:
+        report.status = ReportStatus.OPEN
+        report.handled_by = None
+        report.save(update_fields=["status", "handled_by"])
+    record(
+        actor=editor,
+        action="correction.discard",
+        target=correction,
+        changes={
+            "kind": correction.kind,
+            "status": correction.status,
+            "what_was_wrong": correction.what_was_wrong,
+            "what_is_right": correction.what_is_right,
+            "reports_reopened": [report.pk for report in reopened],
+        },
+    )
+    correction.delete()

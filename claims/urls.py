@@ -51,6 +51,12 @@ urlpatterns = [
         {"step": "publish"},
         name="correction_publish",
     ),
+    path(
+        "desk/corrections/<int:pk>/discard/",
+        views.correction_step_view,
+        {"step": "discard"},
+        name="correction_discard",
+    ),
     path("report-error/", views.report_error_view, name="report_error"),
     path("desk/reports/", views.reports_inbox_view, name="reports_inbox"),
     path("desk/reports/<int:pk>/close/", views.report_close_view, name="report_close"),

@@ -15,7 +15,12 @@ from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from claims import public
-from claims.corrections import correction_approve, correction_draft, correction_publish
+from claims.corrections import (
+    correction_approve,
+    correction_discard,
+    correction_draft,
+    correction_publish,
+)
 from claims.figures import missing_figures
 from claims.forms import (
     AssignForm,
@@ -802,12 +807,15 @@ def correction_step_view(request, pk, step):
         if step == "approve":
             correction_approve(correction=correction, approver=request.user)
             messages.success(request, "Correction approved; an editor can publish it now.")
+        elif step == "discard":
+            correction_discard(correction=correction, editor=request.user)
+            messages.success(request, f"{correction.get_kind_display()} discarded.")
         else:
             correction = correction_publish(correction=correction, editor=request.user)
             messages.success(request, f"Correction published as entry {correction.sequence}.")
     except ValidationError as refused:
         messages.error(request, " ".join(refused.messages))
-        status = 403 if refused.code in {"not_editor", "not_allowed"} else 409
+        status = 403 if getattr(refused, "code", None) in {"not_editor", "not_allowed"} else 409
         return corrections_desk_view(request, status=status)
     return redirect("claims:corrections_desk")
 

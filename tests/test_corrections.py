@@ -10,6 +10,7 @@ from claims.corrections import (
     GENESIS,
     chain_head,
     correction_approve,
+    correction_discard,
     correction_draft,
     correction_publish,
     verify_chain,
@@ -20,8 +21,12 @@ from claims.models import (
     Correction,
     CorrectionKind,
     CorrectionStatus,
+    ErrorReport,
     PublishedRecordError,
+    ReportStatus,
 )
+from claims.reports import report_convert
+from factcheck.models import AuditEvent
 from tests.factories import (
     ClaimFactory,
     EditorFactory,
@@ -472,3 +477,71 @@ def test_a_correction_of_a_retracted_claim_on_the_desk_says_why_and_keeps_what_w
     assert "retracted in entry 1" in response.text
     assert "Typed after the retraction" in response.text
     assert Correction.objects.count() == 1
+
+
+# Discarding what was never published.
+
+
+def test_an_approved_entry_a_retraction_made_moot_is_discarded_from_the_desk(
+    client, editor, published_claim
+):
+    moot = correction_draft(
+        case=published_claim.case,
+        claim=published_claim,
+        editor=editor,
+        kind="clarification",
+        what_was_wrong="x",
+        what_is_right="y",
+    )
+    correction_approve(correction=moot, approver=ReviewerFactory())
+    publish(published_claim, editor, kind=CorrectionKind.RETRACTION)
+    client.force_login(editor)
+
+    desk = client.get(reverse("claims:corrections_desk"))
+    response = client.post(reverse("claims:correction_discard", args=[moot.pk]), follow=True)
+
+    assert reverse("claims:correction_discard", args=[moot.pk]) in desk.text
+    assert "Clarification discarded." in response.text
+    assert not Correction.objects.filter(pk=moot.pk).exists()
+    event = AuditEvent.objects.get(action="correction.discard")
+    assert (event.actor, event.changes["status"]) == (editor, "approved")
+
+
+def test_a_discarded_draft_reopens_the_readers_report_it_came_from(published_claim, editor):
+    report = ErrorReport.objects.create(page_url="/corrections/", message="Wrong sum.")
+    draft = correction_draft(
+        case=published_claim.case,
+        editor=editor,
+        kind="update",
+        what_was_wrong="a",
+        what_is_right="b",
+    )
+    report_convert(report=report, correction=draft, editor=editor)
+
+    correction_discard(correction=draft, editor=editor)
+
+    report.refresh_from_db()
+    assert (report.status, report.correction, report.handled_by) == (ReportStatus.OPEN, None, None)
+
+
+def test_only_an_editor_discards_and_never_a_published_entry(client, published_claim, editor):
+    draft = correction_draft(
+        case=published_claim.case,
+        editor=editor,
+        kind="update",
+        what_was_wrong="a",
+        what_is_right="b",
+    )
+    entry = publish(published_claim, editor)
+    reviewer = ReviewerFactory()
+    client.force_login(reviewer)
+
+    refused = client.post(reverse("claims:correction_discard", args=[draft.pk]))
+
+    assert refused.status_code == 403
+    assert Correction.objects.filter(pk=draft.pk).exists()
+    with pytest.raises(ValidationError, match="never removed"):
+        correction_discard(correction=entry, editor=editor)
+    client.force_login(editor)
+    assert client.post(reverse("claims:correction_discard", args=[entry.pk])).status_code == 404
+    assert Correction.objects.get(pk=entry.pk).sha256 == entry.sha256

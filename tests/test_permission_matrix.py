@@ -247,6 +247,9 @@ MATRIX = {
     "claims:correction_publish": Row(
         get=POST_ONLY, post=EDITORS_REDIRECT, args=lambda w: {"pk": w.approved_correction.pk}
     ),
+    "claims:correction_discard": Row(
+        get=POST_ONLY, post=EDITORS_REDIRECT, args=lambda w: {"pk": w.draft_correction.pk}
+    ),
     "claims:reports_inbox": Row(get=EDITORS, post=EDITORS),
     "claims:report_close": Row(
         get=POST_ONLY,
