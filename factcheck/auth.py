@@ -21,6 +21,7 @@ import hmac
 from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import middleware as auth_middleware
 from django.contrib.auth import views as auth_views
@@ -143,9 +144,32 @@ class AdminLoginForm(ThrottledLoginMixin, AdminAuthenticationForm):
 
 
 class LoginView(auth_views.LoginView):
-    """Django's login view with the throttled form; a throttled login answers 429."""
+    """
+    Django's login view with the throttled form; a throttled login answers 429.
+    A form sent after the session ended (``LoginRequiredMiddleware``) was kept:
+    the login page says so, and the page the user goes back to shows its text.
+    """
 
     authentication_form = LoginForm
+
+    def get_context_data(self, **kwargs):
+        return super().get_context_data(**kwargs) | {
+            "unsent_form": UNSENT_FORM_KEY in self.request.session
+        }
+
+    def form_valid(self, form):
+        unsent = self.request.session.get(UNSENT_FORM_KEY)
+        # login() keeps the session's data (only its key changes) when nobody was logged in.
+        response = super().form_valid(form)
+        if unsent is not None:
+            self.request.session.pop(UNSENT_FORM_KEY, None)
+            typed = " · ".join(f"{label}: “{text}”" for label, text in unsent)
+            messages.warning(
+                self.request,
+                "Your session had ended, so what you sent was not saved. What you typed, to "
+                f"paste back and send again: {typed}",
+            )
+        return response
 
     def form_invalid(self, form):
         response = super().form_invalid(form)
@@ -247,6 +271,7 @@ class LoginRequiredMiddleware(auth_middleware.LoginRequiredMiddleware):
         if request.htmx:
             return _plain_answer(SESSION_ENDED_READING if reading else SESSION_ENDED, 401)
         if not reading:
+            _keep_unsent_form(request)
             # After logging in, back to the page the form was on: the form's own URL
             # answers only POST.
             referer = request.headers.get("Referer", "")
@@ -260,6 +285,38 @@ class LoginRequiredMiddleware(auth_middleware.LoginRequiredMiddleware):
                 self.get_redirect_field_name(view_func),
             )
         return super().handle_no_permission(request, view_func)
+
+
+#: The session key of what a form sent after the session ended held.
+UNSENT_FORM_KEY = "unsent-form"
+#: What is kept of it: text a person typed, not ids, tokens and choices.
+UNSENT_FORM_CHARS = 20_000
+_NOT_TYPED = {"csrfmiddlewaretoken", "next", "website", "action", "version"}
+
+
+def _keep_unsent_form(request):
+    """
+    Keep, in the (new, anonymous) session, the text a person typed into a form
+    whose request came after their session ended: fields holding words (white
+    space inside; a single word is quick to type again, and ids, digests and
+    tokens are single words), never passwords or the form's hidden copies.
+    """
+    kept, room = [], UNSENT_FORM_CHARS
+    for name, value in request.POST.items():
+        text = value.strip()
+        if (
+            not any(character.isspace() for character in text)
+            or name in _NOT_TYPED
+            or name.startswith("initial-")
+            or "password" in name
+        ):
+            continue
+        kept.append((name.replace("_", " ").capitalize(), text[:room]))
+        room -= len(kept[-1][1])
+        if room <= 0:
+            break
+    if kept:
+        request.session[UNSENT_FORM_KEY] = kept
 
 
 def csrf_failure(request, reason=""):

@@ -27,7 +27,12 @@ from factcheck.auth import (
     SESSION_ENDED_READING,
     THROTTLED_MESSAGE,
 )
-from tests.factories import ClaimFactory, EditorFactory
+from tests.factories import (
+    ClaimFactory,
+    EditorFactory,
+    ReviewAssignmentFactory,
+    ReviewerFactory,
+)
 
 PASSWORD = "correct horse battery staple"
 
@@ -460,3 +465,32 @@ def test_a_form_sent_after_the_session_ended_logs_in_back_to_the_page_it_was_on(
     login = reverse("login")
     assert from_the_page["Location"] == f"{login}?next={quote(claim.get_absolute_url())}%3Fat%3D5"
     assert from_elsewhere["Location"] == f"{login}?next=/"
+
+
+@pytest.mark.django_db
+def test_what_a_form_sent_after_the_session_ended_held_is_shown_back_after_logging_in():
+    reviewer = ReviewerFactory(password=PASSWORD)
+    assignment = ReviewAssignmentFactory(reviewer=reviewer)
+    review = reverse("claims:review", args=[assignment.pk])
+    client = Client()  # the session ended: no cookie any more
+    comment = "The table on page 4 gives 460 seconds, not 467."
+
+    sent = client.post(
+        review,
+        {"decision": "changes_requested", "comment": comment, "digest": "x" * 64},
+        headers={"Referer": f"http://testserver{review}"},
+    )
+    login_page = client.get(sent["Location"])
+    back = client.post(
+        sent["Location"],
+        {"username": reviewer.username, "password": PASSWORD, "next": review},
+        follow=True,
+    )
+
+    assert "what you just sent was not saved" in login_page.text
+    assert back.redirect_chain[-1][0] == review
+    assert f"Comment: “{comment}”" in back.text
+    assert "x" * 64 not in back.text  # not a hidden value, only words someone typed
+    assert assignment.claim.assignments.get().comment == ""
+    # Shown once.
+    assert comment not in client.get(review).text
