@@ -30,12 +30,21 @@ class CorrectionsFeed(Feed):
         return f"{item.get_kind_display()}: {item.claim or item.case}"
 
     def item_description(self, item):
-        # Both formats carry the description as HTML (Atom says type="html"), so a
-        # reader renders it: the editors' words go in escaped, as text.
-        return linebreaks(
-            f"What was wrong: {item.what_was_wrong}\n\nWhat is right now: {item.what_is_right}",
-            autoescape=True,
-        )
+        # What the log itself shows of an entry. Both formats carry the description
+        # as HTML (Atom says type="html"), so a reader renders it: the editors'
+        # words go in escaped, as text.
+        parts = [
+            f"What was wrong: {item.what_was_wrong}",
+            f"What is right now: {item.what_is_right}",
+        ]
+        if item.reason:
+            parts.append(f"Why: {item.reason}")
+        if item.new_verdict:
+            was = item.old_verdict.label if item.old_verdict else "none"
+            parts.append(f"Verdict: was {was}, now {item.new_verdict.label}.")
+        if item.supersedes:
+            parts.append(f"Supersedes entry {item.supersedes.sequence}.")
+        return linebreaks("\n\n".join(parts), autoescape=True)
 
     def item_link(self, item):
         return item.get_absolute_url()

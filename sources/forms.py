@@ -74,7 +74,8 @@ class UploadForm(forms.Form):
             filename = "pasted.txt"
             field = "pasted_text"
         else:
-            if self.require_document:
+            # A file that was chosen but refused (empty, say) has its own error already.
+            if self.require_document and not self.has_error("file"):
                 raise ValidationError("Choose a file to upload or paste the text.", code="empty")
             cleaned["content"] = None
             return cleaned

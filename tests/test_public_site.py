@@ -20,7 +20,7 @@ from claims.corrections import (
     correction_hash,
     correction_publish,
 )
-from claims.models import Claim, ClaimStatus, Correction
+from claims.models import Claim, ClaimStatus, Correction, Rating
 from factcheck.models import Organisation
 from tests.factories import (
     CaseFactory,
@@ -435,3 +435,21 @@ def test_a_superseded_entry_is_marked_as_such_in_the_log_and_on_the_public_pages
     assert "Later word on entry 1." in claim_page
     assert "Case at first." not in case_page
     assert "Later word on entry 2." in case_page
+
+
+def test_a_feed_entry_says_why_and_how_the_verdict_changed(client, published_claim):
+    entry = publish_entry(
+        published_claim,
+        claim=published_claim,
+        what_was_wrong="We rated it before the table came out.",
+        what_is_right="The table supports it.",
+        reason="The company published its table.",
+        new_verdict=Rating.objects.get(label="False"),
+    )
+
+    atom = feedparser.parse(client.get(reverse("claims:corrections_atom")).content)
+
+    (item,) = atom.entries
+    assert item.link.endswith(entry.get_absolute_url())
+    assert "Why: The company published its table." in item.summary
+    assert "Verdict: was Mostly accurate, now False." in item.summary

@@ -374,3 +374,11 @@ def test_quotations_are_carried_over_from_the_last_readable_version(editor_clien
     assert first.quotations.count() == 1
     assert source.latest_version.number == 3
     assert "Quotations carried over from version 1" in page.text
+
+
+def test_an_empty_file_is_refused_for_being_empty_and_only_that(editor_client):
+    response = create_source(editor_client, upload("empty.pdf", sample_files.EMPTY_BYTES))
+
+    assert response.status_code == 422
+    assert "The submitted file is empty." in response.text
+    assert "Choose a file to upload or paste the text." not in response.text
