@@ -286,6 +286,10 @@ def corrections_log_view(request):
     filters = {"case_slug": request.GET.get("case", ""), "kind": request.GET.get("kind", "")}
     if filters["kind"] not in Correction.Kind.values:
         filters["kind"] = ""
+    cases = list(Case.objects.filter(corrections__status="published").distinct().order_by("title"))
+    # As the menu shows: a case the log has no entry for is no filter (every entry).
+    if filters["case_slug"] not in {case.slug for case in cases}:
+        filters["case_slug"] = ""
     page = Paginator(public.published_corrections(**filters), CORRECTIONS_PER_PAGE).get_page(
         request.GET.get("page")
     )
@@ -293,7 +297,7 @@ def corrections_log_view(request):
         "page": page,
         "chain": public.chain_status(),
         "organisation": public.organisation(),
-        "cases": Case.objects.filter(corrections__status="published").distinct().order_by("title"),
+        "cases": cases,
         "kinds": Correction.Kind.choices,
         "case_filter": filters["case_slug"],
         "kind_filter": filters["kind"],

@@ -453,3 +453,13 @@ def test_a_feed_entry_says_why_and_how_the_verdict_changed(client, published_cla
     assert item.link.endswith(entry.get_absolute_url())
     assert "Why: The company published its table." in item.summary
     assert "Verdict: was Mostly accurate, now False." in item.summary
+
+
+def test_a_case_the_log_does_not_know_filters_nothing_as_its_menu_says(client, published_claim):
+    entry = PublishedCorrectionFactory(case=published_claim.case, what_is_right="Still listed.")
+
+    response = client.get(reverse("claims:corrections_log") + "?case=no-such-case")
+
+    assert "Still listed." in response.text
+    assert "match these filters" not in response.text
+    assert entry.get_absolute_url() in response.text
