@@ -78,7 +78,7 @@ class QuotationAdmin(AuditedAdminMixin, admin.ModelAdmin):
     search_fields = ["exact", "version__source__title"]
     list_select_related = ["version__source"]
     raw_id_fields = ["version"]
-    readonly_fields = ["prefix", "suffix", "page", "created_by"]
+    readonly_fields = ["prefix", "suffix", "page", "end_page", "created_by"]
 
     def has_change_permission(self, request, obj=None):
         # A saved quotation is evidence someone relied on: it is shown, never edited.
@@ -90,10 +90,11 @@ class QuotationAdmin(AuditedAdminMixin, admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         fresh = Quotation.for_span(obj.version, obj.start, obj.end, created_by=request.user)
-        obj.prefix, obj.suffix, obj.page, obj.created_by = (
+        obj.prefix, obj.suffix, obj.page, obj.end_page, obj.created_by = (
             fresh.prefix,
             fresh.suffix,
             fresh.page,
+            fresh.end_page,
             fresh.created_by,
         )
         super().save_model(request, obj, form, change)

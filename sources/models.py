@@ -327,6 +327,8 @@ class Quotation(models.Model):
     prefix = models.CharField(max_length=QUOTATION_CONTEXT_CHARS, blank=True)
     suffix = models.CharField(max_length=QUOTATION_CONTEXT_CHARS, blank=True)
     page = models.PositiveIntegerField(null=True, blank=True)
+    #: The page its last character is on, for a quotation across a page break (PDFs).
+    end_page = models.PositiveIntegerField(null=True, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -371,6 +373,7 @@ class Quotation(models.Model):
             prefix=text[max(0, start - QUOTATION_CONTEXT_CHARS) : start],
             suffix=text[end : end + QUOTATION_CONTEXT_CHARS],
             page=version.page_at(start),
+            end_page=version.page_at(end - 1),
             **kwargs,
         )
 
@@ -429,7 +432,9 @@ class Quotation(models.Model):
 
     @property
     def location(self):
-        """A human-readable place: page for PDFs, character offsets otherwise."""
+        """A human-readable place: page (or pages) for PDFs, character offsets otherwise."""
+        if self.page and self.end_page and self.end_page > self.page:
+            return f"pp. {self.page}–{self.end_page}"
         if self.page:
             return f"p. {self.page}"
         return f"characters {self.start}–{self.end}"

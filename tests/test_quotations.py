@@ -1,9 +1,13 @@
+import importlib
+
 import pytest
+from django.apps import apps as django_apps
 from django.core.exceptions import ValidationError
 
 from sources.models import QUOTATION_CONTEXT_CHARS, ImmutableRecordError, Quotation
-from sources.services import find_span, quotation_create
-from tests.factories import SAMPLE_TEXT, QuotationFactory, SourceVersionFactory
+from sources.services import find_span, quotation_create, source_version_upload
+from tests.factories import SAMPLE_TEXT, QuotationFactory, SourceFactory, SourceVersionFactory
+from tests.sample_files import make_text_pdf
 
 pytestmark = pytest.mark.django_db
 
@@ -80,6 +84,18 @@ def test_a_quotation_on_a_paged_version_knows_its_page():
     assert quotation.location == "p. 3"
 
 
+def test_a_quotation_across_a_page_break_names_both_pages():
+    version = SourceVersionFactory()
+    version.page_offsets = [0, 56, 112]
+
+    quotation = Quotation.for_span(version, 50, 60)
+    last_on_first = Quotation.for_span(version, 50, 56)
+
+    assert (quotation.page, quotation.end_page) == (1, 2)
+    assert quotation.location == "pp. 1–2"
+    assert last_on_first.location == "p. 1"  # its end is the offset after its last character
+
+
 def test_a_saved_quotation_cannot_be_changed():
     quotation = QuotationFactory()
     quotation.exact = "1,112 tokens per second"
@@ -89,3 +105,20 @@ def test_a_saved_quotation_cannot_be_changed():
 
     quotation.refresh_from_db()
     assert quotation.exact == "1,111 tokens per second"
+
+
+def test_the_migration_gives_quotations_made_before_it_their_end_page():
+    pdf = make_text_pdf(["The engine ran at 9.0 seconds.", "It reached 1,111 tokens per second."])
+    version, _created = source_version_upload(
+        source=SourceFactory(), content=pdf, filename="two-pages.pdf", actor=None
+    )
+    version.refresh_from_db()
+    start = version.extracted_text.index("9.0")
+    end = version.extracted_text.index("1,111") + len("1,111")
+    across, _created = quotation_create(version=version, start=start, end=end, actor=None)
+    Quotation.objects.filter(pk=across.pk).update(end_page=None)  # as stored before 0006
+    migration = importlib.import_module("sources.migrations.0006_quotation_end_page")
+
+    migration.fill_end_pages(django_apps, None)
+
+    assert Quotation.objects.get(pk=across.pk).location == "pp. 1–2"
