@@ -98,16 +98,23 @@ def repoint_quotation(old, new):
     return affected
 
 
+def _set_flags(claim, reasons):
+    Claim.objects.filter(pk=claim.pk).update(needs_attention="\n".join(reasons))
+
+
+def _flags(claim):
+    """The reasons ``claim`` (as read before) needs review, one a line."""
+    return [line for line in claim.needs_attention.splitlines() if line]
+
+
 def unflag_claim(claim, reason):
     """Take ``reason`` off ``claim``'s flags (the claim as read before, its other reasons kept)."""
-    reasons = [line for line in claim.needs_attention.splitlines() if line and line != reason]
-    Claim.objects.filter(pk=claim.pk).update(needs_attention="\n".join(reasons))
+    _set_flags(claim, [line for line in _flags(claim) if line != reason])
 
 
 def flag_claim(claim, reason):
     """Mark ``claim`` as needing review, saying why (the audit trail keeps each reason)."""
-    reasons = [line for line in claim.needs_attention.splitlines() if line]
+    reasons = _flags(claim)
     if reason not in reasons:
-        reasons.append(reason)
-    Claim.objects.filter(pk=claim.pk).update(needs_attention="\n".join(reasons))
+        _set_flags(claim, [*reasons, reason])
     record(actor=None, action="claim.flag", target=claim, changes={"reason": reason})
