@@ -58,6 +58,14 @@ class AuditedAdminMixin:
         }
         self._audit(request, obj, "change" if change else "add", changes)
 
+    def get_deleted_objects(self, objs, request):
+        deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
+        if protected:
+            # Nothing is deleted while rows are protected: say that, not that the account
+            # lacks the right to delete rows (read-only here) that would never be deleted.
+            perms_needed = set()
+        return deleted, counts, perms_needed, protected
+
     def delete_model(self, request, obj):
         self._audit(request, obj, "delete")
         super().delete_model(request, obj)

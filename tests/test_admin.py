@@ -6,6 +6,7 @@ from django_tasks_db.models import DBTaskResult
 
 from claims.corrections import correction_approve, correction_draft, correction_publish
 from claims.models import (
+    Case,
     Claim,
     Comment,
     Correction,
@@ -234,3 +235,12 @@ def test_an_unpublished_case_may_take_a_new_address(first_case):
     first_case.slug = "a-better-address"
 
     first_case.full_clean()
+
+
+def test_deleting_a_case_with_claims_is_refused_for_the_claims_not_for_permissions(
+    admin_client, first_case
+):
+    response = admin_client.get(admin_url(Case, "delete", first_case.pk))
+
+    assert "protected related objects" in response.text
+    assert "doesn't have permission to delete" not in response.text
