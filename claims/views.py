@@ -490,25 +490,30 @@ def _submit(request, case, claim, *, form, form_key, partial, action, kept=dict)
     return _partial(request, partial, context, _refusal_status(form))
 
 
-def _changed(request, case, claim, partial):
+def _changed(request, case, claim, partial, done=""):
     """
-    The answer to a change made to ``claim`` (as read before the change): the
-    redrawn ``partial`` with the page's header and history beside it; or, when
-    the change moved the claim to another status (an approval of the earlier
-    content no longer holds, a new reviewer has yet to approve), the whole
-    page again, saying so.
+    The answer to a change made to ``claim`` (as read before the change), with
+    the message ``done``: for htmx, the redrawn ``partial`` with the page's
+    header and history beside it; or, when the claim's status moved meanwhile
+    (an approval of the earlier content no longer holds, a new reviewer has yet
+    to approve), the whole page again, saying so. Without htmx, the page again.
     """
     status = Claim.objects.filter(pk=claim.pk).values_list("status", flat=True).get()
+    url = reverse("claims:claim_detail", args=[case.slug, claim.pk])
     if status != claim.status:
-        messages.info(
-            request,
-            f"Saved. The claim is now {ClaimStatus(status).label.lower()}: every assigned "
-            "reviewer must approve its current content before it can be published.",
+        label = ClaimStatus(status).label.lower()
+        done = f"Saved. The claim is now {label}" + (
+            ": every assigned reviewer must approve its current content before it can be published."
+            if status == ClaimStatus.IN_REVIEW
+            else "."
         )
-        url = reverse("claims:claim_detail", args=[case.slug, claim.pk])
-        return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
-    context = _claim_context(request, case, claim.pk, refresh_around=True)
-    return _partial(request, partial, context)
+    if done:
+        messages.success(request, done)
+    if not request.htmx:
+        return redirect(url)
+    if status != claim.status:
+        return HttpResponseClientRedirect(url)
+    return _partial(request, partial, _claim_context(request, case, claim.pk, refresh_around=True))
 
 
 def _refusal_status(form):
@@ -568,8 +573,7 @@ def claim_edit_view(request, slug, pk):
         form.add_error(None, invalid)
         context = _claim_context(request, case, pk, form=form)
         return _partial(request, "claim-fields", context, _refusal_status(form))
-    messages.success(request, "Claim saved.")
-    return _changed(request, case, claim, "claim-fields")
+    return _changed(request, case, claim, "claim-fields", done="Claim saved.")
 
 
 @permission_required("claims.change_evidence", raise_exception=True)

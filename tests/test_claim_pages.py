@@ -104,6 +104,17 @@ def test_a_save_also_redraws_the_header_and_history_that_it_changed(editor_clien
     assert "claim.update" in history.text_content()
 
 
+def test_a_save_without_javascript_shows_the_page_again_once(editor_client, claim):
+    data = opened(claim, statement="Saved from a browser without JavaScript.")
+
+    response = editor_client.post(url("claim_edit", claim), data, follow=True)
+
+    assert response.redirect_chain == [(claim.get_absolute_url(), 302)]
+    assert response.text.count('id="claim-header"') == 1
+    assert response.text.count('id="history"') == 1
+    assert "Claim saved." in response.text
+
+
 def approved(claim, editor):
     ready_for_review(claim, editor)
     reviewer = claim.assignments.get().reviewer
@@ -135,6 +146,7 @@ def test_a_change_that_sends_an_approved_claim_back_to_review_reloads_the_page_s
     assert response["HX-Redirect"] == claim.get_absolute_url()
     page = editor_client.get(claim.get_absolute_url())
     assert "The claim is now in review: every assigned reviewer must approve" in page.text
+    assert "Claim saved." not in page.text  # one message for one save
     assert 'name="action" value="publish"' not in page.text
     assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.IN_REVIEW
 

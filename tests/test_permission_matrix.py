@@ -85,13 +85,15 @@ class Row:
         self.answers = {"get": parse(self.get), "post": parse(self.post)}
 
 
-# Shorthands for the rows.
+# Shorthands for the rows. A change sent without htmx is answered with the page
+# again (R, a redirect); with htmx, with the part it redrew.
 PUBLIC = "200 200 200 200 200 200"
 POST_ONLY = "L 405 405 405 405 405"
 BOTH_ROLES = "L 403 200 200 200 200"  # any desk role; nothing object-level
 EDITORS = "L 403 403 403 200 200"
 EDITORS_REDIRECT = "L 403 403 403 R R"
 IN_REACH = "L 403 404 200 200 200"  # editors, and a reviewer assigned in the case
+IN_REACH_REDIRECT = "L 403 404 R R R"
 
 
 def claim_args(w):
@@ -170,7 +172,7 @@ MATRIX = {
     "claims:claim_detail": Row(get=IN_REACH, post=IN_REACH, args=claim_args),
     "claims:claim_edit": Row(
         get=POST_ONLY,
-        post=EDITORS,
+        post=EDITORS_REDIRECT,
         args=claim_args,
         data=lambda w: {
             "statement": "The compiler reached 1,111 tokens per second on one B200.",
@@ -193,25 +195,25 @@ MATRIX = {
     ),
     "claims:evidence_add": Row(
         get=POST_ONLY,
-        post=EDITORS,
+        post=EDITORS_REDIRECT,
         args=claim_args,
         data=lambda w: {"quotation": w.spare_quotation.pk, "stance": "supports", "note": ""},
     ),
     "claims:evidence_remove": Row(
         get=POST_ONLY,
-        post=EDITORS,
+        post=EDITORS_REDIRECT,
         args=lambda w: claim_args(w) | {"evidence_pk": w.evidence.pk},
     ),
     "claims:reviewer_assign": Row(
         get=POST_ONLY,
-        post=EDITORS,
+        post=EDITORS_REDIRECT,
         args=claim_args,
         data=lambda w: {"reviewer": w.users["reviewer"].pk, "due_on": ""},
     ),
     # The claim's discussion: editors and its own reviewers.
     "claims:comment_add": Row(
         get=POST_ONLY,
-        post=IN_REACH,
+        post=IN_REACH_REDIRECT,
         args=claim_args,
         data=lambda w: {"body": "Which table does the figure come from?"},
     ),
