@@ -15,9 +15,11 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 from django.test import override_settings
+from django.utils.timezone import now
 from playwright.sync_api import expect
 
-from claims.models import Claim, ClaimStatus, Rating
+from claims.corrections import correction_draft
+from claims.models import Claim, ClaimStatus, Correction, Rating
 from claims.services import case_create, claim_submit_for_review, reviewer_assign
 from factcheck.demo import DEMO_PASSWORD, ensure_demo_users
 from sources.highlighting import READER_PART_CHARS
@@ -780,3 +782,32 @@ def test_a_save_updates_the_header_and_history_in_place(browser, live_server, de
     expect(page.locator("#history")).to_contain_text("claim.update")
     expect(page.locator("#claim-header")).to_have_count(1)
     expect(page.locator("#claim-fields [role=status]")).to_be_focused()
+
+
+def test_discarding_a_correction_on_the_desk_asks_first(browser, live_server, desk):
+    editor, _reviewer, case = desk
+    claim = case.claims.order_by("pk").first()
+    Claim.objects.filter(pk=claim.pk).update(status=ClaimStatus.PUBLISHED, published_at=now())
+    draft = correction_draft(
+        case=case, editor=editor, kind="update", what_was_wrong="a b", what_is_right="c d"
+    )
+    page = new_page(browser)
+    log_in(page, live_server.url, "eddie")
+    page.goto(f"{live_server.url}/desk/corrections/")
+    questions = []
+
+    def answer(dialog, accept):
+        questions.append(dialog.message)
+        dialog.accept() if accept else dialog.dismiss()
+
+    page.once("dialog", lambda dialog: answer(dialog, accept=False))
+    page.click("button:text-is('Discard')")
+    assert questions == [
+        "Discard this update? It was never published; it is removed from the desk."
+    ]
+    assert Correction.objects.filter(pk=draft.pk).exists()
+
+    page.once("dialog", lambda dialog: answer(dialog, accept=True))
+    page.click("button:text-is('Discard')")
+    page.wait_for_selector("text=Update discarded.")
+    assert not Correction.objects.filter(pk=draft.pk).exists()
