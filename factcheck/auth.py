@@ -18,6 +18,7 @@ Django's CSRF page inside the part.
 import contextlib
 import hashlib
 import hmac
+import time
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -154,21 +155,20 @@ class LoginView(auth_views.LoginView):
 
     def get_context_data(self, **kwargs):
         return super().get_context_data(**kwargs) | {
-            "unsent_form": UNSENT_FORM_KEY in self.request.session
+            "unsent_form": _unsent_form(self.request) is not None
         }
 
     def form_valid(self, form):
-        unsent = self.request.session.get(UNSENT_FORM_KEY)
+        unsent = _unsent_form(self.request)
         # login() keeps the session's data (only its key changes) when nobody was logged in.
         response = super().form_valid(form)
         if unsent is not None:
             self.request.session.pop(UNSENT_FORM_KEY, None)
-            typed = " · ".join(f"{label}: “{text}”" for label, text in unsent)
-            messages.warning(
-                self.request,
-                "Your session had ended, so what you sent was not saved. What you typed, to "
-                f"paste back and send again: {typed}",
-            )
+            said = "Your session had ended, so what you sent was not saved: send it again."
+            if unsent:
+                typed = " · ".join(f"{label}: “{text}”" for label, text in unsent)
+                said += f" What you typed, to paste back: {typed}"
+            messages.warning(self.request, said)
         return response
 
     def form_invalid(self, form):
@@ -290,17 +290,36 @@ class LoginRequiredMiddleware(auth_middleware.LoginRequiredMiddleware):
 #: The session key of what a form sent after the session ended held.
 UNSENT_FORM_KEY = "unsent-form"
 #: What is kept of it: text a person typed, not ids, tokens and choices.
-UNSENT_FORM_CHARS = 20_000
+UNSENT_FORM_CHARS = 4000
+#: For how long the login page speaks of it; after that it is dropped.
+UNSENT_FORM_SECONDS = 3600
+#: Forms kept per client address an hour: anyone may post to a desk URL, and
+#: each keeps a session row.
+UNSENT_FORMS_PER_ADDRESS = 20
 _NOT_TYPED = {"csrfmiddlewaretoken", "next", "website", "action", "version"}
+
+
+def _unsent_form(request):
+    """The text kept by ``_keep_unsent_form`` (maybe none), or None: nothing was sent."""
+    kept = request.session.get(UNSENT_FORM_KEY)
+    if not kept or time.time() - kept["at"] > UNSENT_FORM_SECONDS:
+        return None
+    return kept["fields"]
 
 
 def _keep_unsent_form(request):
     """
-    Keep, in the (new, anonymous) session, the text a person typed into a form
-    whose request came after their session ended: fields holding words (white
-    space inside; a single word is quick to type again, and ids, digests and
-    tokens are single words), never passwords or the form's hidden copies.
+    Keep, in the (new, anonymous) session, that a form was sent after the
+    session ended, and the text a person typed in it: fields holding words
+    (white space inside; a single word is quick to type again, and ids, digests
+    and tokens are single words), never passwords or the form's hidden copies.
+    At most ``UNSENT_FORMS_PER_ADDRESS`` an hour from one address.
     """
+    if (
+        _count(_counter_key("unsent-form", client_address(request)), UNSENT_FORM_SECONDS)
+        > UNSENT_FORMS_PER_ADDRESS
+    ):
+        return
     kept, room = [], UNSENT_FORM_CHARS
     for name, value in request.POST.items():
         text = value.strip()
@@ -315,8 +334,7 @@ def _keep_unsent_form(request):
         room -= len(kept[-1][1])
         if room <= 0:
             break
-    if kept:
-        request.session[UNSENT_FORM_KEY] = kept
+    request.session[UNSENT_FORM_KEY] = {"at": time.time(), "fields": kept}
 
 
 def csrf_failure(request, reason=""):

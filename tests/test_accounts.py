@@ -26,6 +26,9 @@ from factcheck.auth import (
     SESSION_ENDED,
     SESSION_ENDED_READING,
     THROTTLED_MESSAGE,
+    UNSENT_FORM_KEY,
+    UNSENT_FORM_SECONDS,
+    UNSENT_FORMS_PER_ADDRESS,
 )
 from tests.factories import (
     ClaimFactory,
@@ -494,3 +497,42 @@ def test_what_a_form_sent_after_the_session_ended_held_is_shown_back_after_loggi
     assert assignment.claim.assignments.get().comment == ""
     # Shown once.
     assert comment not in client.get(review).text
+
+
+@pytest.mark.django_db
+def test_a_form_without_words_sent_after_the_session_ended_is_still_said_to_be_unsaved():
+    reviewer = ReviewerFactory(password=PASSWORD)
+    assignment = ReviewAssignmentFactory(reviewer=reviewer)
+    review = reverse("claims:review", args=[assignment.pk])
+    client = Client()
+
+    sent = client.post(review, {"decision": "approved", "comment": "", "digest": "x" * 64})
+    login_page = client.get(sent["Location"])
+    back = client.post(
+        sent["Location"], {"username": reviewer.username, "password": PASSWORD}, follow=True
+    )
+
+    assert "what you just sent was not saved" in login_page.text
+    assert "Your session had ended, so what you sent was not saved: send it again." in back.text
+    assert "What you typed" not in back.text
+
+
+@pytest.mark.django_db
+def test_forms_kept_after_a_session_ended_are_limited_per_address_and_in_time():
+    claim = ClaimFactory()
+    edit = reverse("claims:claim_edit", args=[claim.case.slug, claim.pk])
+    for _ in range(UNSENT_FORMS_PER_ADDRESS):
+        kept = Client()
+        kept.post(edit, {"rationale": "Some typed words."}, REMOTE_ADDR="192.0.2.7")
+        assert "what you just sent was not saved" in kept.get(reverse("login")).text
+
+    over = Client()
+    over.post(edit, {"rationale": "Some typed words."}, REMOTE_ADDR="192.0.2.7")
+    late = Client()
+    late.post(edit, {"rationale": "Some typed words."}, REMOTE_ADDR="192.0.2.8")
+    session = late.session
+    session[UNSENT_FORM_KEY]["at"] -= UNSENT_FORM_SECONDS + 1
+    session.save()
+
+    assert "what you just sent was not saved" not in over.get(reverse("login")).text
+    assert "what you just sent was not saved" not in late.get(reverse("login")).text
