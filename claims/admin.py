@@ -11,6 +11,7 @@ from claims.models import (
     Rating,
     ReviewAssignment,
 )
+from claims.services import rating_signoffs_revalidate
 from factcheck.admin import AuditedAdminMixin, ReadOnlyAdminMixin
 
 
@@ -19,6 +20,16 @@ class RatingAdmin(AuditedAdminMixin, admin.ModelAdmin):
     list_display = ["label", "order", "value", "meaning"]
     list_editable = ["order", "value"]
     search_fields = ["label", "meaning"]
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        changed = [name for name in ("label", "value") if name in form.changed_data]
+        if change and changed:
+            rating_signoffs_revalidate(
+                rating=obj,
+                actor=request.user,
+                reason=f"the verdict “{obj.label}” was changed ({' and '.join(changed)})",
+            )
 
 
 @admin.register(Case)

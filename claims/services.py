@@ -334,6 +334,19 @@ def signoffs_revalidate(*, claim, reason, actor=None, force=False):
 
 
 @transaction.atomic
+def rating_signoffs_revalidate(*, rating, actor, reason):
+    """
+    After ``rating``'s label or value changed (part of what a reviewer signed,
+    for a claim with that verdict): claims in the workflow with that verdict
+    lose the approvals given before and go back to review. Published claims keep
+    theirs.
+    """
+    with_verdict = Claim.objects.filter(verdict=rating).exclude(status__in=READ_ONLY_STATES)
+    for claim in with_verdict:
+        signoffs_revalidate(claim=claim, reason=reason, actor=actor)
+
+
+@transaction.atomic
 def comment_add(*, claim, author, body):
     """Add ``author``'s message to the claim's discussion (editors and its reviewers)."""
     if not (is_editor(author) or claim.assignments.filter(reviewer=author).exists()):

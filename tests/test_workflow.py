@@ -28,7 +28,6 @@ from claims.workflow import (
     claim_transition,
 )
 from factcheck.models import AuditEvent
-from sources.models import Source
 from sources.services import source_version_create_from_text
 from tests.factories import (
     ClaimFactory,
@@ -347,27 +346,37 @@ def orphan_the_evidence(claim, editor):
     source_version_create_from_text(source=version.source, text="Entirely new text.", actor=None)
 
 
-def rename_an_evidence_source_in_the_admin(claim, editor):
-    # The title is part of what the reviewer saw; only the admin edits it.
-    source = claim.evidence.get().quotation.version.source
-    source_admin = admin.site._registry[Source]
+def save_in_the_admin(obj, **changes):
+    """Save ``changes`` to ``obj`` as the admin's change form does."""
+    model_admin = admin.site._registry[type(obj)]
     request = RequestFactory().post("/")
     request.user = UserFactory(is_staff=True, is_superuser=True)
-    form_class = source_admin.get_form(request, source, change=True)
+    form_class = model_admin.get_form(request, obj, change=True)
     data = {
         name: value
-        for name, value in model_to_dict(source).items()
+        for name, value in model_to_dict(obj).items()
         if name in form_class.base_fields and value is not None
     }
-    form = form_class(data | {"title": "A renamed report"}, instance=source)
+    form = form_class(data | changes, instance=obj)
     assert form.is_valid(), form.errors
-    source_admin.save_model(request, form.save(commit=False), form, change=True)
+    model_admin.save_model(request, form.save(commit=False), form, change=True)
+
+
+def rename_an_evidence_source_in_the_admin(claim, editor):
+    # The title is part of what the reviewer saw; only the admin edits it.
+    save_in_the_admin(claim.evidence.get().quotation.version.source, title="A renamed report")
+
+
+def change_the_verdicts_value_in_the_admin(claim, editor):
+    # The verdict's label and value are part of what the reviewer saw.
+    save_in_the_admin(claim.verdict, value="2.5")
 
 
 @pytest.mark.parametrize(
     "change",
     [
         rename_an_evidence_source_in_the_admin,
+        change_the_verdicts_value_in_the_admin,
         change_statement,
         change_verdict,
         change_rationale,
