@@ -143,6 +143,9 @@ def correction_draft(
             code="case_not_published",
         )
     if supersedes is not None:
+        if supersedes.claim_id is not None:
+            # A retraction is the last word on its claim, superseded by nothing.
+            _refuse_if_retracted(supersedes.claim)
         if supersedes.status != CorrectionStatus.PUBLISHED:
             raise ValidationError(
                 "Only a published entry can be superseded.", code="supersedes_unpublished"
@@ -190,6 +193,7 @@ def _refuse_if_retracted(claim):
 @transaction.atomic
 def correction_approve(*, correction, approver):
     """A second person, not the one who drafted it, approves a draft."""
+    correction = _locked(correction)
     if correction.status != CorrectionStatus.DRAFT:
         raise ValidationError("Only a draft can be approved.", code="not_draft")
     if not (is_editor(approver) or is_reviewer(approver)):
@@ -204,7 +208,7 @@ def correction_approve(*, correction, approver):
     correction.status = CorrectionStatus.APPROVED
     correction.approved_by = approver
     correction.approved_at = timezone.now()
-    correction.save()
+    correction.save(update_fields=["status", "approved_by", "approved_at"])
     record(actor=approver, action="correction.approve", target=correction)
     return correction
 
@@ -218,7 +222,7 @@ def correction_publish(*, correction, editor):
     published about a claim whose fact-check a published entry retracted.
     """
     require_editor(editor, "publish a correction")
-    correction = Correction.objects.select_for_update().get(pk=correction.pk)
+    correction = _locked(correction)
     if correction.status != CorrectionStatus.APPROVED:
         raise ValidationError(
             "A correction is published once a second person has approved it.",
@@ -234,9 +238,12 @@ def correction_publish(*, correction, editor):
     if correction.claim_id:
         # Two drafts about one claim may both be approved; the first retraction ends it.
         _refuse_if_retracted(correction.claim)
+    if correction.supersedes_id and correction.supersedes.claim_id:
+        _refuse_if_retracted(correction.supersedes.claim)
     if correction.kind == CorrectionKind.RETRACTION:
+        # The entry names the verdict it withdraws: the record, not the claim, keeps it.
+        correction.old_verdict = correction.claim.verdict
         Claim.objects.filter(pk=correction.claim_id).update(updated_at=timezone.now())
-        record(actor=editor, action="claim.retracted", target=correction.claim)
     if correction.new_verdict_id and correction.claim_id:
         claim = Claim.objects.select_related("verdict").get(pk=correction.claim_id)
         correction.old_verdict = claim.verdict
@@ -274,7 +281,22 @@ def correction_publish(*, correction, editor):
         target=correction,
         changes={"sha256": correction.sha256, "sequence": correction.sequence},
     )
+    if correction.kind == CorrectionKind.RETRACTION:
+        record(
+            actor=editor,
+            action="claim.retracted",
+            target=correction.claim,
+            changes={"correction": correction.pk, "sequence": correction.sequence},
+        )
     return correction
+
+
+def _locked(correction):
+    """``correction`` read afresh under a row lock; refused if it was discarded meanwhile."""
+    locked = Correction.objects.select_for_update().filter(pk=correction.pk).first()
+    if locked is None:
+        raise ValidationError("This correction was discarded meanwhile.", code="gone")
+    return locked
 
 
 @transaction.atomic
@@ -286,9 +308,7 @@ def correction_discard(*, correction, editor):
     entries are never removed.
     """
     require_editor(editor, "discard a correction")
-    correction = Correction.objects.select_for_update().filter(pk=correction.pk).first()
-    if correction is None:
-        raise ValidationError("This draft was already discarded.", code="gone")
+    correction = _locked(correction)
     if correction.status == CorrectionStatus.PUBLISHED:
         raise ValidationError(
             "A published entry is never removed; publish a later entry that supersedes it.",
@@ -299,6 +319,12 @@ def correction_discard(*, correction, editor):
         report.status = ReportStatus.OPEN
         report.handled_by = None
         report.save(update_fields=["status", "handled_by"])
+        record(
+            actor=editor,
+            action="report.reopen",
+            target=report,
+            changes={"discarded_correction": correction.pk},
+        )
     record(
         actor=editor,
         action="correction.discard",

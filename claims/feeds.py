@@ -5,6 +5,7 @@ from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.html import linebreaks
 
+from claims.models import CorrectionKind
 from claims.public import organisation, published_corrections
 
 FEED_ENTRIES = 50
@@ -42,6 +43,8 @@ class CorrectionsFeed(Feed):
         if item.new_verdict:
             was = item.old_verdict.label if item.old_verdict else "none"
             parts.append(f"Verdict: was {was}, now {item.new_verdict.label}.")
+        elif item.kind == CorrectionKind.RETRACTION and item.old_verdict:
+            parts.append(f"Verdict: {item.old_verdict.label}, withdrawn with the fact-check.")
         if item.supersedes:
             parts.append(f"Supersedes entry {item.supersedes.sequence}.")
         return linebreaks("\n\n".join(parts), autoescape=True)

@@ -3,7 +3,17 @@ from django.contrib.auth import get_user_model
 from django.core.validators import slug_re
 from django.utils import timezone
 
-from claims.models import Case, Claim, Correction, Decision, ErrorReport, Evidence, Rating
+from claims.models import (
+    Case,
+    Claim,
+    Correction,
+    CorrectionKind,
+    CorrectionStatus,
+    Decision,
+    ErrorReport,
+    Evidence,
+    Rating,
+)
 from factcheck.roles import EDITOR, REVIEWER
 from factcheck.shortcuts import id_or_none
 from factcheck.widgets import LongModelChoiceField
@@ -239,8 +249,14 @@ class CorrectionForm(forms.ModelForm):
         self.fields["case"].queryset = Case.objects.filter(
             pk__in=Claim.objects.filter(status="published").values("case_id")
         )
-        self.fields["claim"].queryset = Claim.objects.filter(status="published").select_related(
-            "case"
+        # A retracted claim gets no further entry (correction_draft refuses it too).
+        retracted = Correction.objects.filter(
+            kind=CorrectionKind.RETRACTION, status=CorrectionStatus.PUBLISHED
+        ).values("claim_id")
+        self.fields["claim"].queryset = (
+            Claim.objects.filter(status="published")
+            .exclude(pk__in=retracted)
+            .select_related("case")
         )
         self.fields[
             "claim"
@@ -253,8 +269,18 @@ class CorrectionForm(forms.ModelForm):
         )
         self.fields["new_verdict"].queryset = Rating.objects.order_by("order")
         self.fields["new_verdict"].empty_label = "The verdict stays"
-        self.fields["supersedes"].queryset = Correction.objects.filter(status="published").order_by(
-            "-sequence"
+        self.fields["supersedes"].queryset = (
+            Correction.objects.filter(status="published")
+            .exclude(claim_id__in=retracted)
+            .select_related("claim", "case")
+            .order_by("-sequence")
+        )
+        self.fields["claim"].error_messages["invalid_choice"] = (
+            "This claim cannot be corrected any more: it is no longer published, or its "
+            "fact-check was retracted."
+        )
+        self.fields["supersedes"].label_from_instance = lambda entry: (
+            f"Entry {entry.sequence}: {entry}"
         )
 
 

@@ -801,7 +801,10 @@ def correction_draft_view(request):
                 )
             form.add_error(None, invalid)
         else:
-            messages.success(request, "Correction drafted. A second person must approve it.")
+            messages.success(
+                request,
+                f"{correction.get_kind_display()} drafted. A second person must approve it.",
+            )
             return redirect("claims:corrections_desk")
     status = 409 if form.has_error(NON_FIELD_ERRORS, "handled") else 422
     return corrections_desk_view(request, form=form, status=status)
@@ -814,13 +817,19 @@ def correction_step_view(request, pk, step):
     try:
         if step == "approve":
             correction_approve(correction=correction, approver=request.user)
-            messages.success(request, "Correction approved; an editor can publish it now.")
+            messages.success(
+                request,
+                f"{correction.get_kind_display()} approved; an editor can publish it now.",
+            )
         elif step == "discard":
             correction_discard(correction=correction, editor=request.user)
             messages.success(request, f"{correction.get_kind_display()} discarded.")
         else:
             correction = correction_publish(correction=correction, editor=request.user)
-            messages.success(request, f"Correction published as entry {correction.sequence}.")
+            messages.success(
+                request,
+                f"{correction.get_kind_display()} published as entry {correction.sequence}.",
+            )
     except ValidationError as refused:
         messages.error(request, " ".join(refused.messages))
         status = 403 if getattr(refused, "code", None) in {"not_editor", "not_allowed"} else 409

@@ -3,8 +3,10 @@
 import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
-from django.db import transaction
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils.timezone import now
 
 from claims.corrections import (
     GENESIS,
@@ -391,6 +393,9 @@ def test_a_published_retraction_marks_the_claim_and_is_the_last_entry_about_it(
 
     claim = Claim.objects.get(pk=published_claim.pk)
     assert claim.retraction == retraction
+    assert retraction.old_verdict == published_claim.verdict  # sealed in the entry
+    event = AuditEvent.objects.get(action="claim.retracted")
+    assert event.changes == {"correction": retraction.pk, "sequence": 1}
     assert claim.status == ClaimStatus.PUBLISHED  # the public page stays, marked
     assert claim.verdict == published_claim.verdict  # what was retracted stays on record
     assert claim.updated_at > before  # its public copies are rebuilt
@@ -474,7 +479,7 @@ def test_a_correction_of_a_retracted_claim_on_the_desk_says_why_and_keeps_what_w
     )
 
     assert response.status_code == 422
-    assert "retracted in entry 1" in response.text
+    assert "its fact-check was retracted" in response.text
     assert "Typed after the retraction" in response.text
     assert Correction.objects.count() == 1
 
@@ -522,6 +527,7 @@ def test_a_discarded_draft_reopens_the_readers_report_it_came_from(published_cla
 
     report.refresh_from_db()
     assert (report.status, report.correction, report.handled_by) == (ReportStatus.OPEN, None, None)
+    assert AuditEvent.objects.filter(action="report.reopen", target_id=str(report.pk)).exists()
 
 
 def test_only_an_editor_discards_and_never_a_published_entry(client, published_claim, editor):
@@ -545,3 +551,70 @@ def test_only_an_editor_discards_and_never_a_published_entry(client, published_c
     client.force_login(editor)
     assert client.post(reverse("claims:correction_discard", args=[entry.pk])).status_code == 404
     assert Correction.objects.get(pk=entry.pk).sha256 == entry.sha256
+
+
+def test_a_retraction_is_superseded_by_nothing(published_claim, editor):
+    retraction = publish(published_claim, editor, kind=CorrectionKind.RETRACTION)
+
+    with pytest.raises(ValidationError, match="retracted in entry 1"):
+        correction_draft(
+            case=published_claim.case,
+            editor=editor,
+            kind="update",
+            what_was_wrong="a",
+            what_is_right="b",
+            supersedes=retraction,
+        )
+
+
+def test_a_correction_discarded_while_another_person_approves_it_stays_discarded(
+    published_claim, editor
+):
+    draft = correction_draft(
+        case=published_claim.case,
+        editor=editor,
+        kind="update",
+        what_was_wrong="a",
+        what_is_right="b",
+    )
+    seen_by_the_approver = Correction.objects.get(pk=draft.pk)
+    correction_discard(correction=draft, editor=editor)
+
+    with pytest.raises(ValidationError, match="discarded meanwhile"):
+        correction_approve(correction=seen_by_the_approver, approver=ReviewerFactory())
+    with pytest.raises(ValidationError, match="discarded meanwhile"):
+        correction_publish(correction=seen_by_the_approver, editor=editor)
+
+    assert not Correction.objects.filter(pk=draft.pk).exists()
+
+
+def test_the_desk_offers_neither_a_retracted_claim_nor_its_entries_and_names_entries_by_number(
+    client, editor, published_claim
+):
+    other = ClaimFactory()
+    Claim.objects.filter(pk=other.pk).update(status=ClaimStatus.PUBLISHED, published_at=now())
+    other.refresh_from_db()
+    kept = publish(other, editor, what_is_right="Still stands.")
+    publish(published_claim, editor, kind=CorrectionKind.RETRACTION)
+    client.force_login(editor)
+
+    form = client.get(reverse("claims:corrections_desk")).context["form"]
+
+    assert list(form.fields["claim"].queryset) == [other]
+    assert [label for _value, label in form.fields["supersedes"].choices][1:] == [
+        f"Entry {kept.sequence}: Correction to {other}"
+    ]
+
+
+def test_the_desk_reads_its_choices_in_a_fixed_number_of_queries(
+    client, editor, published_claim, django_assert_max_num_queries
+):
+    client.force_login(editor)
+    client.get(reverse("claims:corrections_desk"))
+    with CaptureQueriesContext(connection) as few:
+        client.get(reverse("claims:corrections_desk"))
+    for _ in range(5):
+        publish(published_claim, editor)
+
+    with django_assert_max_num_queries(len(few)):
+        client.get(reverse("claims:corrections_desk"))
