@@ -10,8 +10,10 @@ def found_or_404(read, *args, **kwargs):
     """
     try:
         return read(*args, **kwargs)
-    except ObjectDoesNotExist as missing:
-        raise Http404(str(missing)) from None
+    except ObjectDoesNotExist:
+        # Without the model's message ("Claim matching query does not exist."): the
+        # 404 page shows only reasons written for readers.
+        raise Http404 from None
 
 
 def id_or_none(value):

@@ -7,6 +7,7 @@ The data is built with the services, not by clicking, so each test only opens
 its page and runs axe.
 """
 
+import datetime
 import json
 import re
 import tempfile
@@ -16,7 +17,7 @@ import pytest
 from playwright.sync_api import expect
 
 from claims.corrections import correction_approve, correction_draft, correction_publish
-from claims.models import Correction, Decision, Rating
+from claims.models import Correction, Decision, Rating, ReviewAssignment
 from claims.services import (
     claim_submit_for_review,
     claim_update,
@@ -325,3 +326,38 @@ def test_an_answer_shown_away_from_the_pressed_button_is_read_out(browser, live_
     page.click("#finder-heading ~ form button[type=submit]")
     page.click("#finder-results button:text-is('Quote this occurrence')")
     expect(announcer).to_contain_text("Quoted “Before, every iteration”")
+
+
+def test_pages_showing_messages_have_no_serious_violations(browser, live_server, newsroom):
+    # A list of messages is a list inside a status region, not a list that is the region.
+    base = live_server.url
+    page = axe_page(browser, base, "eddie", DESKTOP)
+    page.goto(f"{base}{newsroom['in_review'].get_absolute_url()}")
+    page.fill("#id_claimant", "Together AI, in its announcement")
+    page.click("#claim-fields button:text-is('Save')")
+    expect(page.locator("#claim-fields [role=status]")).to_contain_text("Claim saved.")
+    assert_accessible(page, "claim-saved-message")
+
+    page.goto(f"{base}/desk/corrections/")
+    page.select_option("#id_case", label=newsroom["published"].case.title)
+    page.fill("#id_what_was_wrong", "We misread the table.")
+    page.fill("#id_what_is_right", "The table gives 460 seconds.")
+    page.click("button:text-is('Save draft')")
+    expect(page.locator("main [role=status]")).to_contain_text("drafted")
+    assert_accessible(page, "desk-drafted-message")
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_no_page_scrolls_sideways_on_a_phone(browser, live_server, newsroom, name):
+    # A wide table scrolls inside its own box (.table-wrap), not the whole page.
+    user, path = PAGES[name]
+    # Overdue reviews are the widest rows of My reviews.
+    ReviewAssignment.objects.update(due_on=datetime.date(2026, 12, 3))
+    page = axe_page(browser, live_server.url, user, PHONE)
+
+    page.goto(f"{live_server.url}{path(newsroom)}")
+
+    widths = page.evaluate(
+        "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+    )
+    assert widths[0] <= widths[1], f"{name} is {widths[0]} px wide on a {widths[1]} px screen"

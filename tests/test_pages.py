@@ -651,3 +651,15 @@ def test_the_brand_links_a_reader_to_the_public_log_not_the_login(client, db):
 
     (brand,) = lxml.html.fromstring(page.content).xpath("//a[@class='brand']")
     assert brand.get("href") == reverse("claims:corrections_log")
+
+
+def test_a_claim_out_of_a_reviewers_reach_is_not_found_without_naming_the_model(
+    client, reviewer, first_case
+):
+    client.force_login(reviewer)
+
+    response = client.get(first_case.claims.first().get_absolute_url())
+
+    assert response.status_code == 404
+    assert "matching query" not in response.text
+    assert "<h1>Page not found</h1>" in response.text
