@@ -238,18 +238,32 @@ def quotation_create_from_selection(*, version, start, end, selected_text, actor
     into the version's text, ``selected_text`` what the browser says was
     selected. Both must agree with the stored text (white space aside, since a
     browser renders paragraph breaks its own way) or the quotation is refused.
-    A version replaced since the page was opened is refused too (``superseded``):
-    a reader quotes what the source says now, and the next version's text may differ.
+    A version replaced since the page was opened, or while a newer one is being
+    read, is refused too (``superseded``): a reader quotes what the source says
+    now, and the next version's text may differ. A newer upload whose text could
+    not be read replaces nothing.
     """
     if not version.is_ready:
         raise ValidationError("This version's text is not ready to quote yet.", code="not_ready")
-    current = SourceVersion.objects.filter(source_id=version.source_id).current_first()
-    newest = current.values_list("number", flat=True).first()
-    if newest != version.number:
+    newer = (
+        SourceVersion.objects.filter(source_id=version.source_id, number__gt=version.number)
+        .exclude(extraction_status__in=[ExtractionStatus.FAILED, ExtractionStatus.NO_TEXT])
+        .order_by("-number")
+        .values_list("number", "extraction_status")
+        .first()
+    )
+    if newer and newer[1] == ExtractionStatus.READY:
         raise ValidationError(
-            f"Version {version.number} was replaced by version {newest} after this page was "
-            f"opened, so nothing was quoted. The page now shows version {newest}: select the "
-            "passage there again once its text is shown.",
+            f"Version {version.number} was replaced by version {newer[0]} after this page was "
+            f"opened, so nothing was quoted. The page now shows version {newer[0]}: select the "
+            "passage there again.",
+            code="superseded",
+        )
+    if newer:
+        raise ValidationError(
+            f"Version {newer[0]} of this source is being read now, so nothing was quoted: "
+            "quote once its text is shown, a minute at most, so that the quotation is of what "
+            "the source says now.",
             code="superseded",
         )
     text = version.extracted_text
