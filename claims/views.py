@@ -83,7 +83,7 @@ from factcheck.fragments import rendered_rows
 from factcheck.pagination import CountedPaginator
 from factcheck.public_pages import public_page
 from factcheck.roles import claims_visible_to, is_editor, sees_every_case
-from factcheck.shortcuts import found_or_404, id_or_none
+from factcheck.shortcuts import found_or_404, id_or_none, post_or_back_to
 from sources.highlighting import offset_in_text
 from sources.selectors import latest_version_without_text, passage_occurrences
 from sources.services import quotation_create_from_selection
@@ -583,7 +583,8 @@ def quotation_search_view(request, slug, pk):
     return render(
         request,
         "claims/claim_detail.html#quotation-results",
-        {"case": case, "claim": claim} | _quotation_search(case, request.GET.get("q", "")),
+        {"case": case, "claim": claim, "searched": True}
+        | _quotation_search(case, request.GET.get("q", "")),
     )
 
 
@@ -776,8 +777,8 @@ def corrections_desk_view(request, form=None, status=200):
     return render(request, "claims/corrections_desk.html", context, status=status)
 
 
-@require_POST
 @permission_required("claims.add_correction", raise_exception=True)
+@post_or_back_to("claims:corrections_desk")
 def correction_draft_view(request):
     form = CorrectionForm(request.POST)
     if form.is_valid():
@@ -810,8 +811,8 @@ def correction_draft_view(request):
     return corrections_desk_view(request, form=form, status=status)
 
 
-@require_POST
 @permission_required("claims.view_correction", raise_exception=True)
+@post_or_back_to("claims:corrections_desk")
 def correction_step_view(request, pk, step):
     correction = get_object_or_404(Correction.objects.exclude(status="published"), pk=pk)
     try:

@@ -1,5 +1,8 @@
+from functools import wraps
+
 from django.core.exceptions import ObjectDoesNotExist
-from django.http import Http404
+from django.http import Http404, HttpResponseNotAllowed
+from django.shortcuts import redirect
 
 
 def found_or_404(read, *args, **kwargs):
@@ -31,3 +34,24 @@ def id_or_none(value):
     ):
         return int(value)
     return None
+
+
+def post_or_back_to(url_name):
+    """
+    For a view that answers a form's POST with a page (a refusal shown in
+    place): a GET of its address, as a reload or the back button makes after
+    that page, goes to ``url_name``'s page instead of a 405. Other methods: 405.
+    """
+
+    def decorate(view):
+        @wraps(view)
+        def answered(request, *args, **kwargs):
+            if request.method in ("GET", "HEAD"):
+                return redirect(url_name)
+            if request.method != "POST":
+                return HttpResponseNotAllowed(["POST"])
+            return view(request, *args, **kwargs)
+
+        return answered
+
+    return decorate

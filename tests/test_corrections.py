@@ -327,6 +327,11 @@ def test_a_draft_with_missing_fields_keeps_what_was_typed(client, editor, publis
 
     assert response.status_code == 422
     assert "Typed words" in response.text
+    # The refused page opens on its summary, and its address reloaded is the desk again.
+    assert 'class="form-errors" role="alert" tabindex="-1" autofocus' in response.text
+    assert client.get(reverse("claims:correction_draft"))["Location"] == reverse(
+        "claims:corrections_desk"
+    )
     assert not Correction.objects.exists()
 
 

@@ -227,8 +227,9 @@ MATRIX = {
         data=lambda w: {"decision": "approved", "comment": "", "digest": claim_digest(w.claim)},
     ),
     "claims:corrections_desk": Row(get=BOTH_ROLES, post=BOTH_ROLES),
+    # A GET of a form's address (a reload after a refusal) goes back to the desk.
     "claims:correction_draft": Row(
-        get=POST_ONLY,
+        get=EDITORS_REDIRECT,
         post=EDITORS_REDIRECT,
         data=lambda w: {
             "case": w.case.pk,
@@ -244,13 +245,15 @@ MATRIX = {
     ),
     # The second person who approves may be a reviewer; publishing is an editor's.
     "claims:correction_approve": Row(
-        get=POST_ONLY, post="L 403 R R R R", args=lambda w: {"pk": w.draft_correction.pk}
+        get="L 403 R R R R", post="L 403 R R R R", args=lambda w: {"pk": w.draft_correction.pk}
     ),
     "claims:correction_publish": Row(
-        get=POST_ONLY, post=EDITORS_REDIRECT, args=lambda w: {"pk": w.approved_correction.pk}
+        get="L 403 R R R R",
+        post=EDITORS_REDIRECT,
+        args=lambda w: {"pk": w.approved_correction.pk},
     ),
     "claims:correction_discard": Row(
-        get=POST_ONLY, post=EDITORS_REDIRECT, args=lambda w: {"pk": w.draft_correction.pk}
+        get="L 403 R R R R", post=EDITORS_REDIRECT, args=lambda w: {"pk": w.draft_correction.pk}
     ),
     "claims:reports_inbox": Row(get=EDITORS, post=EDITORS),
     "claims:report_close": Row(
