@@ -136,6 +136,16 @@ def test_the_case_list_is_empty_with_a_pointer_to_sources(editor_client):
     assert "No cases yet" in response.text
 
 
+def test_a_reviewer_with_no_cases_is_not_told_to_upload_sources(client, reviewer, first_case):
+    client.force_login(reviewer)
+
+    response = client.get(reverse("claims:case_list"))
+
+    assert "No cases for you yet" in response.text
+    assert "Upload it under" not in response.text
+    assert reverse("claims:my_reviews") in response.text
+
+
 def test_the_source_list_shows_cited_sources_as_awaiting_upload(editor_client, first_case):
     response = editor_client.get(reverse("sources:source_list"))
 
