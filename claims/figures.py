@@ -150,7 +150,9 @@ def missing_figures(statement: str, evidence_texts: list[str]) -> list[Figure]:
     module docstring for what counts as support: the same value and unit, with a
     bare number in the evidence never supporting a figure with a unit.
     """
-    evidence = [figure for text in evidence_texts for figure in extract_figures(text)]
+    evidence = [
+        figure for text in evidence_texts for figure in extract_figures(_unwrapped(text))
+    ]
     missing: list[Figure] = []
     seen: set[tuple[str, Decimal | datetime.date]] = set()
     for figure in extract_figures(statement):
@@ -160,6 +162,18 @@ def missing_figures(statement: str, evidence_texts: list[str]) -> list[Figure]:
         if not any(_supports(candidate, figure) for candidate in evidence):
             missing.append(figure)
     return missing
+
+
+_LINE_WRAP = re.compile(r"(?<!\n)\n(?!\n)")
+
+
+def _unwrapped(text: str) -> str:
+    """
+    ``text`` with each single line break as a space: a PDF's text breaks its
+    lines where the page did ("four\nfrontier models"), and a figure's unit may
+    be on the next line. A blank line, between paragraphs, stays.
+    """
+    return _LINE_WRAP.sub(" ", text)
 
 
 def _supports(evidence: Figure, claimed: Figure) -> bool:

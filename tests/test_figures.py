@@ -396,3 +396,12 @@ def test_the_article_yields_its_key_figures_and_no_identifier_digits():
     assert Decimal(200) not in values
     assert Decimal(300) not in values
     assert ("", Decimal(8)) not in found
+
+
+def test_a_figure_whose_unit_is_on_the_next_line_of_a_pdf_is_still_found():
+    statement = "The benchmark covers four frontier models."
+
+    assert missing_figures(statement, ["It was run on four\nfrontier models."]) == []
+    assert [f.text for f in missing_figures(statement, ["on four\n\nfrontier models"])] == [
+        "four frontier models"
+    ]
