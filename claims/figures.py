@@ -150,9 +150,7 @@ def missing_figures(statement: str, evidence_texts: list[str]) -> list[Figure]:
     module docstring for what counts as support: the same value and unit, with a
     bare number in the evidence never supporting a figure with a unit.
     """
-    evidence = [
-        figure for text in evidence_texts for figure in extract_figures(_unwrapped(text))
-    ]
+    evidence = [figure for text in evidence_texts for figure in extract_figures(_unwrapped(text))]
     missing: list[Figure] = []
     seen: set[tuple[str, Decimal | datetime.date]] = set()
     for figure in extract_figures(statement):

@@ -47,7 +47,9 @@ This module is pure Python on top of ``rapidfuzz`` and imports nothing from Djan
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from itertools import islice
 
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Levenshtein
@@ -128,6 +130,21 @@ def find_occurrences(text: str, exact: str) -> list[int]:
         found.append(position)
         position = find(exact, position + 1)
     return found
+
+
+def find_words(text: str, words: str, limit: int | None = None) -> list[tuple[int, int]]:
+    """
+    Every ``(start, end)`` of ``words`` in ``text``, white space between them
+    matching any white space: what a person types matches a line that the text
+    breaks where a PDF's page did ("four frontier" finds "four\nfrontier").
+    Non-overlapping, in order, the first ``limit`` of them; the text's own
+    characters lie between the offsets.
+    """
+    tokens = words.split()
+    if not tokens:
+        return []
+    pattern = re.compile(r"\s+".join(re.escape(token) for token in tokens))
+    return [match.span() for match in islice(pattern.finditer(text), limit)]
 
 
 def find_exact(

@@ -140,20 +140,20 @@ def source_reader(source, *, at=0):
 
 def passage_occurrences(version, passage, *, limit=50):
     """
-    Where `passage` occurs word for word in a ready version's text: offsets,
-    a little context either side, and the page for PDFs. The keyboard's way to
-    pick a passage, where a mouse would select it.
+    Where `passage` occurs word for word in a ready version's text (the white
+    space between words may be any, ``anchoring.find_words``): offsets, the
+    text's own words there, a little context either side, and the page for
+    PDFs. The keyboard's way to pick a passage, where a mouse would select it.
     """
     text = version.extracted_text
-    end_of = len(passage)
     return [
         {
             "start": start,
-            "end": start + end_of,
+            "end": end,
             "before": text[max(0, start - PASSAGE_CONTEXT_CHARS) : start],
-            "exact": passage,
-            "after": text[start + end_of : start + end_of + PASSAGE_CONTEXT_CHARS],
+            "exact": text[start:end],
+            "after": text[end : end + PASSAGE_CONTEXT_CHARS],
             "page": version.page_at(start),
         }
-        for start in anchoring.find_occurrences(text, passage)[:limit]
+        for start, end in anchoring.find_words(text, passage, limit)
     ]

@@ -20,6 +20,7 @@ from sources.anchoring import (
     closest_passages,
     find_exact,
     find_occurrences,
+    find_words,
     index_to_utf16,
     reanchor,
     utf16_to_index,
@@ -413,3 +414,15 @@ def test_closest_passages_diffs_spell_both_strings(text, passage):
         assert found.exact == text[found.start : found.end]
         assert spelled(found.diff, "delete") == passage
         assert spelled(found.diff, "insert") == found.exact
+
+
+def test_words_typed_with_spaces_find_a_line_the_text_breaks():
+    text = "The benchmark covers four\nfrontier models and four  frontier labs."
+
+    assert [text[s:e] for s, e in find_words(text, " four frontier ")] == [
+        "four\nfrontier",
+        "four  frontier",
+    ]
+    assert find_words(text, "four frontier", limit=1) == [(21, 34)]
+    assert find_words(text, "   ") == []
+    assert find_words(text, "fou.") == []  # typed characters are literal, not a pattern

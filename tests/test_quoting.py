@@ -447,3 +447,18 @@ def test_a_search_hit_in_a_long_source_opens_the_part_it_is_in(editor_client):
     assert hit.url.startswith(f"{version.source.get_absolute_url()}?at=")
     assert "Part 3 of 3" in page.text
     assert f'data-start="{start}">Paragraph 520:' in page.text
+
+
+def test_the_quote_finder_finds_words_a_line_break_separates_and_quotes_the_texts_own(
+    editor_client,
+):
+    version = SourceVersionFactory(text="The benchmark covers four\nfrontier models.")
+
+    found = finder(editor_client, version, "covers four frontier")
+    start, end = find_span(version.extracted_text, "covers four\nfrontier")
+    quoted = quote(editor_client, version, start, end, "covers four\nfrontier")
+
+    assert "Found 1 exact occurrence" in found.text
+    assert f'name="start" value="{start}"' in found.text
+    assert quoted.status_code in {200, 302}
+    assert version.quotations.get().exact == "covers four\nfrontier"
