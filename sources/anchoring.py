@@ -639,6 +639,20 @@ def _search_wide(old_text, new_text, start, end, exact, prefix, suffix):
 # --------------------------------------------------------------------------------------
 
 
+def _whole_words(text: str, start: int, end: int) -> tuple[int, int]:
+    """``start``–``end`` widened to whole words at both ends, then trimmed of white space."""
+    end = min(end, len(text))
+    while 0 < start < len(text) and text[start - 1].isalnum() and text[start].isalnum():
+        start -= 1
+    while 0 < end < len(text) and text[end - 1].isalnum() and text[end].isalnum():
+        end += 1
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
 def _candidates(text: str, pattern: str, limit: int, max_distance: int | None = None):
     """Up to ``limit`` non-overlapping spans of ``text`` closest to ``pattern``, as
     ``(start, end, distance)``, best first.
@@ -766,10 +780,13 @@ def closest_passages(
             chosen.append(Passage(position, position + size, passage, 0, [("equal", passage)]))
             if len(chosen) == limit:
                 return chosen
-    for s, e, distance in _candidates(text, passage, limit + len(chosen), max_distance):
-        if any(s < other.end and other.start < e for other in chosen):
+    for s, e, _distance in _candidates(text, passage, limit + len(chosen), max_distance):
+        # Offered to be quoted: whole words, without white space at either end.
+        s, e = _whole_words(text, s, e)
+        if s == e or any(s < other.end and other.start < e for other in chosen):
             continue
         exact = text[s:e]
+        distance = Levenshtein.distance(passage, exact)
         chosen.append(Passage(s, e, exact, distance, char_diff(passage, exact)))
         if len(chosen) == limit:
             break

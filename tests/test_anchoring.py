@@ -426,3 +426,14 @@ def test_words_typed_with_spaces_find_a_line_the_text_breaks():
     assert find_words(text, "four frontier", limit=1) == [(21, 34)]
     assert find_words(text, "   ") == []
     assert find_words(text, "fou.") == []  # typed characters are literal, not a pattern
+
+
+def test_the_closest_passage_offered_to_quote_is_whole_words_without_edge_spaces():
+    text = "Intro. The median speedup was 1.4 times on the suite. Outro."
+
+    (best,) = closest_passages(text, "the median speed-up was 1.4x", limit=1)
+
+    assert best.exact == text[best.start : best.end]
+    assert not best.exact[0].isspace() and not best.exact[-1].isspace()
+    assert best.exact.startswith("The median speedup was 1.4")
+    assert text[best.end - 1 : best.end + 1] != "ti"  # never half a word
