@@ -98,6 +98,10 @@ class ExtractionStatus(models.TextChoices):
     FAILED = "failed", "Failed"
 
 
+#: Extraction outcomes that leave a version with no text to read or quote.
+UNREADABLE = (ExtractionStatus.FAILED, ExtractionStatus.NO_TEXT)
+
+
 class SourceVersionQuerySet(models.QuerySet):
     def without_text(self):
         """
@@ -109,17 +113,17 @@ class SourceVersionQuerySet(models.QuerySet):
 
     def current_first(self):
         """
-        Newest first, except that a version with text to read comes before every
-        version without (one still being extracted, or whose text could not be
-        read): the first is the source's current version, the one that is read
-        and quoted. A new upload never takes a source's text away, not even for
-        the minute its extraction takes; before any text, the newest is current.
+        Newest first, except that a version whose text could not be read comes
+        after every other: the first is the source's current version, the one
+        that is read and quoted. A bad upload does not take a source's text away;
+        a version still being extracted is current, to show its progress (the
+        page polls for it, and shows its text once it is ready).
         """
-        without_text = models.Case(
-            models.When(extraction_status=ExtractionStatus.READY, then=models.Value(0)),
-            default=models.Value(1),
+        unreadable = models.Case(
+            models.When(extraction_status__in=UNREADABLE, then=models.Value(1)),
+            default=models.Value(0),
         )
-        return self.order_by(without_text, "-number")
+        return self.order_by(unreadable, "-number")
 
 
 class SourceVersion(models.Model):

@@ -9,6 +9,7 @@ from factcheck.prepared import PreparedRead
 from sources import anchoring
 from sources.highlighting import cached_marked_part
 from sources.models import (
+    UNREADABLE,
     AnchoringStatus,
     Quotation,
     Reanchoring,
@@ -94,7 +95,7 @@ def source_reader(source, *, at=0):
     one arrived.
     """
     versions = _versions_of_source(source_id=source.pk)
-    readable = [version for version in versions if version.is_ready]
+    readable = [version for version in versions if version.extraction_status not in UNREADABLE]
     # As SourceVersionQuerySet.current_first() orders them, from the list already read.
     current = (readable or versions or [None])[0]
     quotations, part, reanchorings = [], None, []
@@ -132,8 +133,8 @@ def source_reader(source, *, at=0):
         "carried_from": next(
             (v for v in versions if current and v.number < current.number and v.is_ready), None
         ),
-        # Uploads after the current version: being extracted, or unreadable.
-        "newer_versions": [v for v in versions if current and v.number > current.number],
+        # Uploads after the current version whose text could not be read.
+        "unreadable_newer": [v for v in versions if current and v.number > current.number],
         "extracting": any(not version.is_settled for version in versions),
     }
 

@@ -262,8 +262,8 @@ def quotation_create_from_selection(*, version, start, end, selected_text, actor
     if newer:
         raise ValidationError(
             f"Version {newer[0]} of this source is being read now, so nothing was quoted: "
-            "quote once its text is shown, a minute at most, so that the quotation is of what "
-            "the source says now.",
+            "quote once its text is shown, so that the quotation is of what the source says "
+            "now.",
             code="superseded",
         )
     text = version.extracted_text
