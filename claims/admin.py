@@ -23,12 +23,16 @@ class RatingAdmin(AuditedAdminMixin, admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
-        changed = [name for name in ("label", "value") if name in form.changed_data]
-        if change and changed:
+        changes = [
+            f"its {name} from “{form.initial.get(name)}” to “{form.cleaned_data.get(name)}”"
+            for name in ("label", "value")
+            if name in form.changed_data
+        ]
+        if change and changes:
             rating_signoffs_revalidate(
                 rating=obj,
                 actor=request.user,
-                reason=f"the verdict “{obj.label}” was changed ({' and '.join(changed)})",
+                reason=f"the verdict “{form.initial.get('label')}” changed {' and '.join(changes)}",
             )
 
 

@@ -472,12 +472,12 @@ def _case(request, slug):
     return found_or_404(case_in_reach, slug, request.user)
 
 
-def _submit(request, case, claim, *, form, form_key, partial, action, kept=dict):
+def _submit(request, case, claim, *, form, form_key, partial, action, done, kept=dict):
     """
     Run ``action`` with a valid form's data and render ``partial`` (see
-    ``_changed``); a refusal shows next to the form, which keeps what the user
-    typed (422), with the context ``kept()`` gives for what the form alone does
-    not hold.
+    ``_changed``, with the message ``done``); a refusal shows next to the form,
+    which keeps what the user typed (422), with the context ``kept()`` gives for
+    what the form alone does not hold.
     """
     if form.is_valid():
         try:
@@ -485,7 +485,7 @@ def _submit(request, case, claim, *, form, form_key, partial, action, kept=dict)
         except ValidationError as invalid:
             form.add_error(None, invalid)
     if not form.errors:
-        return _changed(request, case, claim, partial)
+        return _changed(request, case, claim, partial, done=done)
     context = _claim_context(request, case, claim.pk, **{form_key: form} | kept())
     return _partial(request, partial, context, _refusal_status(form))
 
@@ -507,6 +507,10 @@ def _changed(request, case, claim, partial, done=""):
             if status == ClaimStatus.IN_REVIEW
             else "."
         )
+    elif request.htmx and partial != "claim-fields":
+        # The redrawn part shows the change itself, and has no place for a message,
+        # which would wait for the next whole page.
+        done = ""
     if done:
         messages.success(request, done)
     if not request.htmx:
@@ -610,6 +614,7 @@ def evidence_add_view(request, slug, pk):
         form_key="evidence_form",
         partial="evidence",
         action=lambda data: evidence_add(claim=claim, editor=request.user, **data),
+        done="Evidence attached.",
         # A refused attach shows the same search again, the picked quotation still picked.
         kept=lambda: _quotation_search(case, request.POST.get("q", "")),
     )
@@ -627,7 +632,7 @@ def evidence_remove_view(request, slug, pk, evidence_pk):
     except ValidationError as refused:
         context = _claim_context(request, case, pk, evidence_error=" ".join(refused.messages))
         return _partial(request, "evidence", context, 409)
-    return _changed(request, case, evidence.claim, "evidence")
+    return _changed(request, case, evidence.claim, "evidence", done="Evidence removed.")
 
 
 @require_POST
@@ -643,6 +648,7 @@ def reviewer_assign_view(request, slug, pk):
         form_key="assign_form",
         partial="assignments",
         action=lambda data: reviewer_assign(claim=claim, editor=request.user, **data),
+        done="Reviewer assigned.",
     )
 
 
@@ -700,6 +706,7 @@ def comment_add_view(request, slug, pk):
         form_key="comment_form",
         partial="comments",
         action=lambda data: comment_add(claim=claim, author=request.user, body=data["body"]),
+        done="Comment posted.",
     )
 
 

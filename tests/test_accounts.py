@@ -536,3 +536,18 @@ def test_forms_kept_after_a_session_ended_are_limited_per_address_and_in_time():
 
     assert "what you just sent was not saved" not in over.get(reverse("login")).text
     assert "what you just sent was not saved" not in late.get(reverse("login")).text
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("kept", [[["Comment", "typed before the change"]], {"fields": []}])
+def test_a_kept_form_of_another_shape_or_time_is_dropped_not_a_crash(kept):
+    client = Client()
+    session = client.session
+    session[UNSENT_FORM_KEY] = kept  # an older release's list, or one without its time
+    session.save()
+
+    response = client.get(reverse("login"))
+
+    assert response.status_code == 200
+    assert "what you just sent was not saved" not in response.text
+    assert UNSENT_FORM_KEY not in client.session

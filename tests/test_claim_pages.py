@@ -115,6 +115,36 @@ def test_a_save_without_javascript_shows_the_page_again_once(editor_client, clai
     assert "Claim saved." in response.text
 
 
+@pytest.mark.parametrize(
+    "change, said",
+    [
+        (
+            lambda c, claim: c.post(url("comment_add", claim), {"body": "A typed note."}),
+            "Comment posted.",
+        ),
+        (
+            lambda c, claim: c.post(
+                url("evidence_add", claim),
+                {"quotation": QuotationFactory(exact="467 seconds").pk, "stance": "supports"},
+            ),
+            "Evidence attached.",
+        ),
+    ],
+    ids=["comment", "evidence"],
+)
+def test_a_change_without_javascript_says_it_was_made(editor_client, claim, change, said):
+    response = change(editor_client, claim)
+
+    assert response.status_code == 302
+    assert said in editor_client.get(response["Location"]).text
+
+
+def test_a_change_redrawn_in_place_leaves_no_message_for_the_next_page(editor_client, claim):
+    editor_client.post(url("comment_add", claim), {"body": "A typed note."}, headers=HTMX)
+
+    assert "Comment posted." not in editor_client.get(claim.get_absolute_url()).text
+
+
 def approved(claim, editor):
     ready_for_review(claim, editor)
     reviewer = claim.assignments.get().reviewer
