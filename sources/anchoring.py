@@ -48,8 +48,9 @@ This module is pure Python on top of ``rapidfuzz`` and imports nothing from Djan
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
-from itertools import islice
+from functools import lru_cache
 
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Levenshtein
@@ -143,8 +144,40 @@ def find_words(text: str, words: str, limit: int | None = None) -> list[tuple[in
     tokens = words.split()
     if not tokens:
         return []
-    pattern = re.compile(r"\s+".join(re.escape(token) for token in tokens))
-    return [match.span() for match in islice(pattern.finditer(text), limit)]
+    # Plain search in the text with its white space collapsed: linear, where a
+    # pattern of the words would backtrack at each start in repetitive text.
+    collapsed, run_at, shift_before = _collapsed(text)
+    wanted = " ".join(tokens)
+    found = []
+    position = collapsed.find(wanted)
+    while position != -1 and (limit is None or len(found) < limit):
+        end = position + len(wanted)
+        found.append(
+            (
+                position + shift_before[bisect_left(run_at, position)],
+                end + shift_before[bisect_left(run_at, end)],
+            )
+        )
+        position = collapsed.find(wanted, end)
+    return found
+
+
+_WHITE_SPACE = re.compile(r"\s+")
+
+
+@lru_cache(maxsize=2)
+def _collapsed(text: str) -> tuple[str, list[int], list[int]]:
+    """
+    ``text`` with each run of white space as one space, and how to go back: the
+    collapsed offsets of the runs, and for each count of runs before an offset,
+    the characters they dropped (``shift_before[bisect_left(run_at, offset)]``).
+    Kept for the last two texts: a finder is used on one source several times.
+    """
+    run_at, shift_before = [], [0]
+    for run in _WHITE_SPACE.finditer(text):
+        run_at.append(run.start() - shift_before[-1])
+        shift_before.append(shift_before[-1] + run.end() - run.start() - 1)
+    return _WHITE_SPACE.sub(" ", text), run_at, shift_before
 
 
 def find_exact(
@@ -780,13 +813,18 @@ def closest_passages(
             chosen.append(Passage(position, position + size, passage, 0, [("equal", passage)]))
             if len(chosen) == limit:
                 return chosen
-    for s, e, _distance in _candidates(text, passage, limit + len(chosen), max_distance):
-        # Offered to be quoted: whole words, without white space at either end.
-        s, e = _whole_words(text, s, e)
+    for aligned_start, aligned_end, aligned in _candidates(
+        text, passage, limit + len(chosen), max_distance
+    ):
+        # Offered to be quoted: whole words, without white space at either end,
+        # unless whole words would be farther from the passage than allowed.
+        s, e = _whole_words(text, aligned_start, aligned_end)
+        distance = Levenshtein.distance(passage, text[s:e]) if s < e else max_distance + 1
+        if distance > max_distance:
+            s, e, distance = aligned_start, min(aligned_end, len(text)), aligned
         if s == e or any(s < other.end and other.start < e for other in chosen):
             continue
         exact = text[s:e]
-        distance = Levenshtein.distance(passage, exact)
         chosen.append(Passage(s, e, exact, distance, char_diff(passage, exact)))
         if len(chosen) == limit:
             break

@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from claims.corrections import correction_approve, correction_draft, correction_publish
@@ -352,7 +353,7 @@ def test_no_page_scrolls_sideways_on_a_phone(browser, live_server, newsroom, nam
     # A wide table scrolls inside its own box (.table-wrap), not the whole page.
     user, path = PAGES[name]
     # Overdue reviews are the widest rows of My reviews.
-    ReviewAssignment.objects.update(due_on=datetime.date(2026, 12, 3))
+    ReviewAssignment.objects.update(due_on=timezone.localdate() - datetime.timedelta(days=3))
     page = axe_page(browser, live_server.url, user, PHONE)
 
     page.goto(f"{live_server.url}{path(newsroom)}")

@@ -1,6 +1,7 @@
 """The text-anchoring core: pure functions, no database."""
 
 import itertools
+import re
 import subprocess
 import sys
 import unicodedata
@@ -437,3 +438,26 @@ def test_the_closest_passage_offered_to_quote_is_whole_words_without_edge_spaces
     assert not best.exact[0].isspace() and not best.exact[-1].isspace()
     assert best.exact.startswith("The median speedup was 1.4")
     assert text[best.end - 1 : best.end + 1] != "ti"  # never half a word
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.text(alphabet="ab \n\t", max_size=60),
+    words=st.text(alphabet="ab \n", max_size=8),
+)
+def test_find_words_finds_what_a_pattern_of_the_words_finds(text, words):
+    # The pattern is the plain statement of what find_words does; it backtracks, find_words
+    # does not.
+    tokens = words.split()
+    pattern = re.compile(r"\s+".join(re.escape(token) for token in tokens))
+    expected = [match.span() for match in pattern.finditer(text)] if tokens else []
+
+    assert find_words(text, words) == expected
+
+
+def test_a_closest_passage_never_widens_beyond_the_distance_allowed():
+    text = "Before. The internationalisation programme began. After."
+
+    for found in closest_passages(text, "natoin"):
+        assert found.distance <= len("natoin") // 2
+        assert found.exact == text[found.start : found.end]
