@@ -225,8 +225,11 @@ class Claim(models.Model):
         """
         The published entry of the corrections log that retracted this claim's
         fact-check, or None. Reads the claim's prefetched corrections when the
-        public pages have them.
+        public pages have them, and nothing when the claim was read with
+        ``is_retracted`` false (the desk's claim page).
         """
+        if getattr(self, "is_retracted", None) is False:
+            return None
         for correction in self.corrections.all():
             if (
                 correction.kind == CorrectionKind.RETRACTION

@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 from django.contrib.auth import get_user_model
 from django.db import connection
-from django.db.models import Count, F, OuterRef, Subquery
+from django.db.models import Count, Exists, F, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils.html import format_html
@@ -15,6 +15,9 @@ from claims.models import (
     Claim,
     ClaimStatus,
     Comment,
+    Correction,
+    CorrectionKind,
+    CorrectionStatus,
     Evidence,
     Rating,
     ReviewAssignment,
@@ -357,6 +360,16 @@ _claim_with_quotation = PreparedRead(
         .select_related("quotation__version__source", "verdict", "author")
         # The versions' texts (up to megabytes each) are not shown: never fetch them.
         .defer("quotation__version__extracted_text")
+        # Whether to read its retraction (Claim.retraction): rarely, so not by a join.
+        .annotate(
+            is_retracted=Exists(
+                Correction.objects.filter(
+                    claim=OuterRef("pk"),
+                    kind=CorrectionKind.RETRACTION,
+                    status=CorrectionStatus.PUBLISHED,
+                )
+            )
+        )
     )
 )
 _evidence_of_claim = PreparedRead(

@@ -11,6 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
+from claims.corrections import correction_approve, correction_draft, correction_publish
 from claims.models import Claim, ClaimStatus, Decision
 from claims.selectors import open_review_count
 from claims.services import claim_submit_for_review, review_decide, reviewer_assign
@@ -795,3 +796,39 @@ def test_a_claim_of_another_case_is_not_found(editor_client, claim):
     response = editor_client.get(reverse("claims:claim_detail", args=[other.slug, claim.pk]))
 
     assert response.status_code == 404
+
+
+def test_a_published_claims_page_asks_for_its_retraction_only_when_there_is_one(
+    editor_client, editor, claim
+):
+    Claim.objects.filter(pk=claim.pk).update(
+        status=ClaimStatus.PUBLISHED, published_at=timezone.now()
+    )
+
+    def reads_of_corrections():
+        with CaptureQueriesContext(connection) as queries:
+            page = editor_client.get(claim.get_absolute_url())
+        assert page.status_code == 200
+        # A query of its own, not the EXISTS the claim is read with.
+        return sum(
+            '"claims_correction"' in query["sql"] and "EXISTS" not in query["sql"]
+            for query in queries
+        )
+
+    assert reads_of_corrections() == 0
+    retract_published(claim, editor)
+    assert reads_of_corrections() == 1
+    assert "Retracted" in editor_client.get(claim.get_absolute_url()).text
+
+
+def retract_published(claim, editor):
+    draft = correction_draft(
+        case=claim.case,
+        claim=Claim.objects.get(pk=claim.pk),
+        editor=editor,
+        kind="retraction",
+        what_was_wrong="a b",
+        what_is_right="c d",
+    )
+    correction_approve(correction=draft, approver=ReviewerFactory())
+    correction_publish(correction=draft, editor=editor)
