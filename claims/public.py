@@ -283,14 +283,20 @@ def case_export(case, claims, *, absolute):
 
 def page_etag(request, *parts):
     """
-    An ETag for a public page: what it shows (``parts``), the query string, and
-    who is looking (a logged-in reader sees their own menu).
+    An ETag for a public page: its address, what it shows (``parts``), the
+    query string, and who is looking (a logged-in reader sees their own menu).
+    The address keeps one page's tag from answering for another (an entry of
+    the log that does not exist is a 404, not a 304 with the log's tag).
     """
     import hashlib
 
     key = "|".join(
-        [str(part) for part in parts]
-        + [request.META.get("QUERY_STRING", ""), str(getattr(request.user, "pk", None))]
+        [
+            request.path,
+            *(str(part) for part in parts),
+            request.META.get("QUERY_STRING", ""),
+            str(getattr(request.user, "pk", None)),
+        ]
     )
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 

@@ -463,3 +463,14 @@ def test_a_case_the_log_does_not_know_filters_nothing_as_its_menu_says(client, p
     assert "Still listed." in response.text
     assert "match these filters" not in response.text
     assert entry.get_absolute_url() in response.text
+
+
+def test_an_entry_that_does_not_exist_is_not_found_even_with_the_logs_etag(client, published_claim):
+    PublishedCorrectionFactory(case=published_claim.case)
+    log = client.get(reverse("claims:corrections_log"))
+
+    missing = client.get(
+        reverse("claims:correction_detail", args=[987654]), headers={"If-None-Match": log["ETag"]}
+    )
+
+    assert missing.status_code == 404
