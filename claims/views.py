@@ -249,7 +249,10 @@ def my_reviews_view(request):
 
 
 def _log_etag(request, *args, **kwargs):
-    return public.page_etag(request, "log", public.shown_on_every_page())
+    # Whether the chain verifies is shown too: an entry altered in the database
+    # leaves the head as it was, and the page kept under its tag would still say it does.
+    state = public.shown_on_every_page()
+    return public.page_etag(request, "log", state, public.chain_status()["verifies"])
 
 
 def _log_last_modified(request, *args, **kwargs):

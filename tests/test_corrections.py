@@ -1,6 +1,7 @@
 """The corrections workflow and its tamper-evident, append-only chain."""
 
 import pytest
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 from django.db import connection, transaction
@@ -623,3 +624,19 @@ def test_the_desk_reads_its_choices_in_a_fixed_number_of_queries(
 
     with django_assert_max_num_queries(len(few)):
         client.get(reverse("claims:corrections_desk"))
+
+
+def test_the_log_stops_saying_the_chain_verifies_once_the_check_sees_an_altered_entry(
+    client, published_claim, editor
+):
+    entry = publish(published_claim, editor)
+    log = reverse("claims:corrections_log")
+    assert "✓ The log's hash chain verifies." in client.get(log).text
+    client.get(log)  # kept under its tag for the readers after
+    drop_trigger_and_rewrite(entry, what_is_right="A quietly rewritten entry.")
+    # The check's result is kept a minute; the minute is over.
+    cache.delete(f"corrections-chain-verifies:{entry.sha256}")
+
+    page = client.get(log)
+
+    assert "The log's hash chain does not verify" in page.text
