@@ -124,10 +124,14 @@ def shown_on_every_page():
 def chain_status():
     """The chain's head hash and whether it verifies (cached briefly: it walks every entry)."""
     head = chain_head()
-    verifies = cache.get_or_set(
+    return {"head": head, "verifies": chain_verifies(head), "empty": head == GENESIS}
+
+
+def chain_verifies(head):
+    """Whether the chain that ends at ``head`` verifies (kept a minute: it walks every entry)."""
+    return cache.get_or_set(
         f"corrections-chain-verifies:{head}", lambda: verify_chain().ok, CHAIN_CHECK_SECONDS
     )
-    return {"head": head, "verifies": verifies, "empty": head == GENESIS}
 
 
 def rating_scale():
