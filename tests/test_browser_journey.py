@@ -657,26 +657,32 @@ def test_a_save_refused_without_a_part_to_swap_says_why_and_keeps_the_text(
     assert claim.rationale != "My unsaved rationale."
 
 
+def press_and_answer(page, button, *, accept):
+    """Press ``button`` and answer the question it asks; the questions asked."""
+    questions = []
+
+    def answer(dialog):
+        questions.append(dialog.message)
+        dialog.accept() if accept else dialog.dismiss()
+
+    page.once("dialog", answer)
+    page.click(button)
+    return questions
+
+
 def test_withdrawing_a_claim_asks_first(browser, live_server, desk):
     _editor, _reviewer, case = desk
     claim = case.claims.filter(status=ClaimStatus.DRAFT).order_by("pk").first()
     page = new_page(browser)
     log_in(page, live_server.url, "eddie")
     page.goto(f"{live_server.url}{claim.get_absolute_url()}")
-    questions = []
 
-    def answer(dialog, accept):
-        questions.append(dialog.message)
-        dialog.accept() if accept else dialog.dismiss()
-
-    page.once("dialog", lambda dialog: answer(dialog, accept=False))
-    page.click("button[value=withdraw]")
+    questions = press_and_answer(page, "button[value=withdraw]", accept=False)
     wait_for_htmx_to_settle(page)
     assert questions == ["Withdraw this claim? A withdrawn claim cannot be brought back."]
     assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.DRAFT
 
-    page.once("dialog", lambda dialog: answer(dialog, accept=True))
-    page.click("button[value=withdraw]")
+    press_and_answer(page, "button[value=withdraw]", accept=True)
     page.wait_for_selector("text=the claim is now withdrawn")
     assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.WITHDRAWN
 
@@ -794,20 +800,13 @@ def test_discarding_a_correction_on_the_desk_asks_first(browser, live_server, de
     page = new_page(browser)
     log_in(page, live_server.url, "eddie")
     page.goto(f"{live_server.url}/desk/corrections/")
-    questions = []
 
-    def answer(dialog, accept):
-        questions.append(dialog.message)
-        dialog.accept() if accept else dialog.dismiss()
-
-    page.once("dialog", lambda dialog: answer(dialog, accept=False))
-    page.click("button:text-is('Discard')")
+    questions = press_and_answer(page, "button:text-is('Discard')", accept=False)
     assert questions == [
         "Discard this update? It was never published; it is removed from the desk."
     ]
     assert Correction.objects.filter(pk=draft.pk).exists()
 
-    page.once("dialog", lambda dialog: answer(dialog, accept=True))
-    page.click("button:text-is('Discard')")
+    press_and_answer(page, "button:text-is('Discard')", accept=True)
     page.wait_for_selector("text=Update discarded.")
     assert not Correction.objects.filter(pk=draft.pk).exists()
