@@ -207,6 +207,13 @@ class CaseForm(forms.ModelForm):
             "lead_editor": LongModelChoiceField,
         }
 
+    def clean_slug(self):
+        # Addresses are lowercase; two cases differing in case only would be one to a reader.
+        slug = self.cleaned_data["slug"].lower()
+        if Case.objects.filter(slug__iexact=slug).exclude(pk=self.instance.pk).exists():
+            raise forms.ValidationError("A case with this address already exists.")
+        return slug
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["source_under_check"].queryset = Source.objects.filter(

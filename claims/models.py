@@ -105,8 +105,16 @@ class Case(models.Model):
     def get_absolute_url(self):
         return reverse("claims:case_detail", args=[self.slug])
 
+    #: Addresses under /cases/ that are pages of their own, not cases.
+    RESERVED_SLUGS = frozenset({"new"})
+
     def clean(self):
         super().clean()
+        if self.slug in self.RESERVED_SLUGS:
+            raise ValidationError(
+                {"slug": f"“{self.slug}” is the address of a page of its own: choose another."},
+                code="reserved",
+            )
         if self.pk is None:
             return
         stored = Case.objects.filter(pk=self.pk).values("slug", "source_under_check_id").first()

@@ -760,16 +760,18 @@ def review_view(request, assignment_pk):
 @permission_required("claims.view_correction", raise_exception=True)
 def corrections_desk_view(request, form=None, status=200):
     """Drafts and approved corrections awaiting the next step, and a form for a new draft."""
-    initial = {}
+    initial, report_handled = {}, None
     if report_pk := id_or_none(request.GET.get("report")):
-        report = ErrorReport.objects.filter(pk=report_pk, status=ReportStatus.OPEN).first()
-        if report:
+        report = ErrorReport.objects.filter(pk=report_pk).first()
+        if report and report.status == ReportStatus.OPEN:
             initial = {
                 "report": report.pk,
                 "case": report.case_id,
                 "claim": report.claim_id,
                 "what_was_wrong": report.message,
             }
+        else:
+            report_handled = report_pk
     elif claim_pk := id_or_none(request.GET.get("claim")):
         claim = Claim.objects.filter(pk=claim_pk, status=ClaimStatus.PUBLISHED).first()
         if claim:
@@ -781,6 +783,8 @@ def corrections_desk_view(request, form=None, status=200):
     )
     context = {
         "form": form or CorrectionForm(initial=initial),
+        # A link from the inbox to a report someone handled meanwhile: say so, not an empty form.
+        "report_handled": report_handled,
         "pending": pending,
         "can_draft": is_editor(request.user),
     }

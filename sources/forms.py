@@ -1,6 +1,8 @@
 from django import forms
 from django.core.exceptions import ValidationError
 from django.template.defaultfilters import filesizeformat
+from django.utils import timezone
+from django.utils.formats import date_format
 
 from sources.models import Source
 from sources.services import check_upload, too_large_message
@@ -24,6 +26,17 @@ class SourceForm(forms.ModelForm):
             "accessed_on": forms.DateInput(attrs={"type": "date"}),
             "notes": forms.Textarea(attrs={"rows": 3}),
         }
+
+    def clean(self):
+        cleaned = super().clean()
+        published, accessed = cleaned.get("published_on"), cleaned.get("accessed_on")
+        today = timezone.localdate()
+        for name, day in (("published_on", published), ("accessed_on", accessed)):
+            if day and day > today:
+                self.add_error(name, f"{date_format(day, 'j F Y')} is in the future.")
+        if published and accessed and accessed < published:
+            self.add_error("accessed_on", "A source is read on or after the day it was published.")
+        return cleaned
 
 
 class UploadForm(forms.Form):

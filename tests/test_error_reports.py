@@ -248,3 +248,28 @@ def test_a_refused_flood_says_the_report_was_not_sent_and_keeps_it(client):
     assert flooded.status_code == 429
     assert "This one was not sent" in flooded.text
     assert "My typed report" in flooded.text
+
+
+def test_a_link_to_a_report_handled_meanwhile_says_so_on_the_desk(client, editor):
+    report(client)
+    stored = ErrorReport.objects.get()
+    report_close(report=stored, editor=editor, reply="Fixed, thanks.")
+    client.force_login(editor)
+
+    desk = client.get(reverse("claims:corrections_desk") + f"?report={stored.pk}")
+
+    assert f"Reader's report {stored.pk} was handled meanwhile" in desk.text
+    assert "The 467 seconds do not add up." not in desk.text
+
+
+def test_a_blank_reply_is_refused_without_an_empty_quote_of_it(client, editor):
+    report(client)
+    stored = ErrorReport.objects.get()
+    client.force_login(editor)
+
+    response = client.post(reverse("claims:report_close", args=[stored.pk]), {"reply": "   "})
+
+    assert response.status_code == 422
+    assert "Write a reply before closing the report." in response.text
+    assert "What you wrote:" not in response.text
+    assert ErrorReport.objects.get().status == ReportStatus.OPEN

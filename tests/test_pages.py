@@ -5,7 +5,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse, set_script_prefix
 from django.utils import timezone
 
-from claims.models import Claim, ClaimStatus, Rating
+from claims.models import Case, Claim, ClaimStatus, Rating
 from claims.selectors import case_claim_index, case_list, claim_status_summary, reviews_for
 from claims.views import CASES_PER_PAGE, CLAIMS_PER_PAGE, PASSAGE_MATCHES_SHOWN
 from sources.models import Source, SourceRole
@@ -465,6 +465,38 @@ def test_a_case_with_a_taken_slug_is_refused_next_to_the_field(editor_client, fi
 
     assert response.status_code == 422
     assert "already exists" in response.text
+
+
+@pytest.mark.parametrize(
+    "slug, said",
+    [
+        ("new", "is the address of a page of its own"),
+        ("THREE-numbers-one-announcement", "already exists"),
+    ],
+    ids=["a-page's-address", "the-same-but-for-case"],
+)
+def test_a_case_address_that_cannot_be_its_own_is_refused(editor_client, first_case, slug, said):
+    response = editor_client.post(
+        reverse("claims:case_create"),
+        {"title": "Again", "slug": slug, "source_under_check": first_case.source_under_check_id},
+    )
+
+    assert response.status_code == 422
+    assert said in response.text
+    assert Case.objects.count() == 1
+
+
+def test_a_case_address_is_kept_in_lowercase(editor_client, first_case):
+    editor_client.post(
+        reverse("claims:case_create"),
+        {
+            "title": "Loud",
+            "slug": "Second-Look",
+            "source_under_check": first_case.source_under_check_id,
+        },
+    )
+
+    assert Case.objects.filter(slug="second-look").exists()
 
 
 @pytest.mark.parametrize("reviewer", ["abc", "²", "9" * 40, "-1", "0"])

@@ -382,3 +382,29 @@ def test_an_empty_file_is_refused_for_being_empty_and_only_that(editor_client):
     assert response.status_code == 422
     assert "The submitted file is empty." in response.text
     assert "Choose a file to upload or paste the text." not in response.text
+
+
+@pytest.mark.parametrize(
+    "dates, field, said",
+    [
+        ({"published_on": "2026-05-01", "accessed_on": "2026-01-01"}, "accessed", "on or after"),
+        ({"published_on": "2099-01-01"}, "published", "is in the future"),
+    ],
+    ids=["read-before-published", "published-in-the-future"],
+)
+def test_impossible_source_dates_are_refused_next_to_the_field(editor_client, dates, field, said):
+    response = create_source(editor_client, **dates)
+
+    assert response.status_code == 422
+    assert said in response.text
+    assert not Source.objects.exists()
+
+
+def test_a_file_chosen_with_a_form_refused_elsewhere_is_said_to_be_dropped(editor_client):
+    response = create_source(
+        editor_client, upload("notes.txt", b"Some words."), url="javascript:alert(1)"
+    )
+
+    assert response.status_code == 422
+    assert "The file “notes.txt” was not kept" in response.text
+    assert not Source.objects.exists()
