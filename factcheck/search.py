@@ -13,6 +13,7 @@ PostgreSQL they are cut in Python around the words the server matched
 
 import functools
 import re
+from bisect import bisect_right
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -112,15 +113,21 @@ def bulk_indexing():
             cursor.execute("SELECT gin_clean_pending_list(%s::regclass)", [DOCUMENT_INDEX])
 
 
-def chunk_text(text, size=1200):
+def chunk_text(text, size=1200, breaks=()):
     """
     Split ``text`` into passages of about ``size`` characters, cut at paragraph
-    or sentence ends where possible. Yields ``(start, passage)``.
+    or sentence ends where possible, and always at each offset of ``breaks``
+    (where the reader's parts begin: a passage's link opens the part it starts
+    in, which must hold all of it). Yields ``(start, passage)``.
     """
+    breaks = sorted(breaks)
     start = 0
     while start < len(text):
         end = min(len(text), start + size)
-        if end < len(text):
+        following = bisect_right(breaks, start)
+        if following < len(breaks) and breaks[following] < end:
+            end = breaks[following]
+        elif end < len(text):
             window = text[start + size // 2 : end]
             cut = max(window.rfind("\n"), window.rfind(". "))
             if cut != -1:

@@ -180,6 +180,12 @@ def split_into_parts(text, paragraphs, part_chars):
 READER_PART_CHARS = 100_000
 
 
+def part_starts(text, page_offsets=(), part_chars=READER_PART_CHARS):
+    """Where the reader's parts of ``text`` after the first begin (``split_into_parts``)."""
+    paragraphs = [(paragraph.start, "") for paragraph in mark_spans(text, [], page_offsets)]
+    return [start for start, _end, _html in split_into_parts(text, paragraphs, part_chars)[1:]]
+
+
 def _part_holding(bounds, at):
     """The index of the part (of ``bounds``, ``[(start, end)]``) holding ``at``; else the last."""
     return next((index for index, (_start, end) in enumerate(bounds) if at < end), len(bounds) - 1)

@@ -14,6 +14,7 @@ from factcheck import search
 from factcheck.audit import acting_user, record
 from sources import anchoring
 from sources.extraction import UnsupportedUpload, detect_media_type
+from sources.highlighting import part_starts
 from sources.models import (
     AnchoringStatus,
     ExtractionStatus,
@@ -332,7 +333,10 @@ def index_version_text(version):
                     else f"version {version.number}, characters {start}–{start + len(passage)}"
                 ),
             )
-            for start, passage in search.chunk_text(version.extracted_text)
+            for start, passage in search.chunk_text(
+                version.extracted_text,
+                breaks=part_starts(version.extracted_text, version.page_offsets or ()),
+            )
         ],
     )
 

@@ -18,7 +18,8 @@ from factcheck.search import (
     search,
 )
 from factcheck.views import QUERY_CHARS
-from sources.services import source_version_upload
+from sources.highlighting import part_starts
+from sources.services import source_version_create_from_text, source_version_upload
 from tests.factories import (
     ReviewAssignmentFactory,
     ReviewerFactory,
@@ -415,3 +416,23 @@ def test_entries_indexed_before_the_reader_had_parts_link_to_the_part_that_holds
     assert urls["later"] == "/sources/9/?at=250000"
     assert urls["made since"] == "/sources/9/?at=5"
     assert urls["claim"] == "/claims/4/"
+
+
+def test_a_hit_just_after_a_part_break_of_a_long_source_opens_the_part_that_holds_it(
+    editor_client,
+):
+    paragraphs = [f"Paragraph {n} of the report, marker{n} inside it." for n in range(2600)]
+    text = "\n\n".join(paragraphs)
+    source = SourceFactory(title="A long report")
+    source_version_create_from_text(source=source, text=text, actor=None)
+    break_at = part_starts(text)[0]
+    # The first paragraphs of the second part, some of whose words were in a passage
+    # that started in the first part.
+    later = [n for n, p in enumerate(paragraphs) if text.index(p) >= break_at][:5]
+
+    for n in later:
+        results = editor_client.get(reverse("search"), {"q": f"marker{n}"})
+        link = re.search(r'href="(/sources/[^"]+)"', results.text).group(1)
+        page = editor_client.get(link.replace("&amp;", "&"))
+        reader = page.text.split('class="reader__text"', 1)[1].split("part-nav", 1)[0]
+        assert f"marker{n} inside it" in reader, f"marker{n} is not in the part {link} opens"
