@@ -88,24 +88,21 @@ def published_corrections(*, case_slug="", kind=""):
 def shown_on_every_page():
     """
     What every public page shows besides its own rows, for its ETag, in one
-    query: the corrections chain's head, when a case, a rating or the
-    organisation was last changed, and how many ratings there are (deleting one
-    changes no date).
+    query: the corrections chain's head and when it was published, when a
+    case, a rating or the organisation was last changed, and how many ratings
+    there are (deleting one changes no date).
     """
 
     def latest_change(model):
         return Subquery(model.objects.order_by("-updated_at").values("updated_at")[:1])
 
-    head = (
-        Correction.objects.filter(status=CorrectionStatus.PUBLISHED)
-        .order_by("-sequence")
-        .values("sha256")[:1]
-    )
+    head = Correction.objects.filter(status=CorrectionStatus.PUBLISHED).order_by("-sequence")
     state = Rating.objects.aggregate(
         ratings=Count("id"),
         ratings_changed=Max("updated_at"),
         # One row however many ratings: each subquery gives the same value on every row.
-        head=Max(Subquery(head)),
+        head=Max(Subquery(head.values("sha256")[:1])),
+        head_published=Max(Subquery(head.values("published_at")[:1])),
         cases_changed=Max(latest_change(Case)),
         organisation_changed=Max(latest_change(Organisation)),
     )
@@ -113,6 +110,7 @@ def shown_on_every_page():
         # No rows to aggregate over, so the subqueries gave nothing: ask for each.
         state |= {
             "head": chain_head(),
+            "head_published": log_last_modified(),
             "cases_changed": Case.objects.aggregate(last=Max("updated_at"))["last"],
             "organisation_changed": Organisation.objects.aggregate(last=Max("updated_at"))["last"],
         }

@@ -248,15 +248,25 @@ def my_reviews_view(request):
     return render(request, "claims/my_reviews.html", {"page": page, "assignment_rows": rows})
 
 
+def _shown_on_every_page(request):
+    """``public.shown_on_every_page()``, read once for a request's ETag and date."""
+    if not hasattr(request, "_shown_on_every_page"):
+        request._shown_on_every_page = public.shown_on_every_page()
+    return request._shown_on_every_page
+
+
 def _log_etag(request, *args, **kwargs):
     # Whether the chain verifies is shown too: an entry altered in the database
     # leaves the head as it was, and the page kept under its tag would still say it does.
-    state = public.shown_on_every_page()
+    state = _shown_on_every_page(request)
     return public.page_etag(request, "log", state, public.chain_verifies(state["head"]))
 
 
 def _log_last_modified(request, *args, **kwargs):
-    return public.log_last_modified()
+    # The newest entry, or a case's title, a rating or the organisation shown with it.
+    state = _shown_on_every_page(request)
+    changed = ("head_published", "cases_changed", "ratings_changed", "organisation_changed")
+    return max((state[name] for name in changed if state[name]), default=None)
 
 
 #: Public pages may be kept a minute by browsers and proxies, then revalidated

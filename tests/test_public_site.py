@@ -20,7 +20,7 @@ from claims.corrections import (
     correction_hash,
     correction_publish,
 )
-from claims.models import Claim, ClaimStatus, Correction, Rating
+from claims.models import Case, Claim, ClaimStatus, Correction, Rating
 from factcheck.models import Organisation
 from tests.factories import (
     CaseFactory,
@@ -474,3 +474,19 @@ def test_an_entry_that_does_not_exist_is_not_found_even_with_the_logs_etag(clien
     )
 
     assert missing.status_code == 404
+
+
+def test_a_log_asked_only_if_modified_since_follows_a_retitled_case(client, published_claim):
+    PublishedCorrectionFactory(case=published_claim.case)
+    first = client.get(reverse("claims:corrections_log"))
+    # Two seconds on: Last-Modified counts whole seconds.
+    Case.objects.filter(pk=published_claim.case_id).update(
+        title="A retitled case", updated_at=timezone.now() + datetime.timedelta(seconds=2)
+    )
+
+    again = client.get(
+        reverse("claims:corrections_log"), headers={"If-Modified-Since": first["Last-Modified"]}
+    )
+
+    assert again.status_code == 200
+    assert "A retitled case" in again.text
