@@ -178,9 +178,7 @@ def correction_draft(
 
 def _refuse_if_retracted(claim):
     retraction = (
-        claim.corrections.filter(kind=CorrectionKind.RETRACTION, status=CorrectionStatus.PUBLISHED)
-        .values_list("sequence", flat=True)
-        .first()
+        claim.corrections.published_retractions().values_list("sequence", flat=True).first()
     )
     if retraction is not None:
         raise ValidationError(

@@ -7,8 +7,6 @@ from claims.models import (
     Case,
     Claim,
     Correction,
-    CorrectionKind,
-    CorrectionStatus,
     Decision,
     ErrorReport,
     Evidence,
@@ -257,9 +255,7 @@ class CorrectionForm(forms.ModelForm):
             pk__in=Claim.objects.filter(status="published").values("case_id")
         )
         # A retracted claim gets no further entry (correction_draft refuses it too).
-        retracted = Correction.objects.filter(
-            kind=CorrectionKind.RETRACTION, status=CorrectionStatus.PUBLISHED
-        ).values("claim_id")
+        retracted = Correction.objects.published_retractions().values("claim_id")
         self.fields["claim"].queryset = (
             Claim.objects.filter(status="published")
             .exclude(pk__in=retracted)

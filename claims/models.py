@@ -411,6 +411,12 @@ class PublishedRecordError(Exception):
     """Raised when code tries to change or delete a published correction."""
 
 
+class CorrectionQuerySet(models.QuerySet):
+    def published_retractions(self):
+        """The published entries that retracted a claim's fact-check."""
+        return self.filter(kind=CorrectionKind.RETRACTION, status=CorrectionStatus.PUBLISHED)
+
+
 class Correction(models.Model):
     """
     A public correction, clarification or update to a published case or claim.
@@ -474,6 +480,8 @@ class Correction(models.Model):
     )
     previous_sha256 = models.CharField(max_length=64, blank=True)
     sha256 = models.CharField("SHA-256", max_length=64, blank=True)
+
+    objects = CorrectionQuerySet.as_manager()
 
     class Meta:
         ordering = ["-published_at", "-created_at", "-id"]

@@ -16,8 +16,6 @@ from claims.models import (
     ClaimStatus,
     Comment,
     Correction,
-    CorrectionKind,
-    CorrectionStatus,
     Evidence,
     Rating,
     ReviewAssignment,
@@ -363,11 +361,7 @@ _claim_with_quotation = PreparedRead(
         # Whether to read its retraction (Claim.retraction): rarely, so not by a join.
         .annotate(
             is_retracted=Exists(
-                Correction.objects.filter(
-                    claim=OuterRef("pk"),
-                    kind=CorrectionKind.RETRACTION,
-                    status=CorrectionStatus.PUBLISHED,
-                )
+                Correction.objects.published_retractions().filter(claim=OuterRef("pk"))
             )
         )
     )
