@@ -6,7 +6,7 @@ from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.core.paginator import Paginator
 from django.db import transaction
 from django.db.models import Count, Max
-from django.http import HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.http import HttpResponseBadRequest, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -83,7 +83,7 @@ from factcheck.fragments import rendered_rows
 from factcheck.pagination import CountedPaginator
 from factcheck.public_pages import public_page
 from factcheck.roles import claims_visible_to, is_editor, sees_every_case
-from factcheck.shortcuts import found_or_404, id_or_none, post_or_back_to
+from factcheck.shortcuts import found_or_404, id_or_none, plain_answer, post_or_back_to
 from sources.highlighting import offset_in_text
 from sources.selectors import latest_version_without_text, passage_occurrences
 from sources.services import quotation_create_from_selection
@@ -694,7 +694,7 @@ def claim_transition_view(request, slug, pk):
         forbidden = refused.code in {"not_editor", "not_assigned", "author"}
         if forbidden and request.htmx:
             # htmx swaps no 403: the page shows a plain sentence above itself instead.
-            return HttpResponse(reason, status=403, content_type="text/plain; charset=utf-8")
+            return plain_answer(reason, 403)
         messages.error(request, reason)
         status = 403 if forbidden else 409
         return _partial(request, "claim-fields", _claim_context(request, case, pk), status)

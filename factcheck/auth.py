@@ -31,12 +31,13 @@ from django.contrib.auth.views import redirect_to_login
 from django.core import mail
 from django.core.cache import cache
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
-from django.http import HttpResponse
 from django.shortcuts import resolve_url
 from django.tasks import task
 from django.template import loader
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views import csrf as csrf_views
+
+from factcheck.shortcuts import plain_answer
 
 #: Attempts allowed per window for one username, and from one client address.
 LOGIN_ATTEMPTS_PER_ACCOUNT = 5
@@ -255,10 +256,6 @@ PAGE_OUT_OF_DATE = (
 )
 
 
-def _plain_answer(text, status):
-    return HttpResponse(text, status=status, content_type="text/plain; charset=utf-8")
-
-
 class LoginRequiredMiddleware(auth_middleware.LoginRequiredMiddleware):
     """
     Django's, except for an htmx request: a part of a page whose session has
@@ -269,7 +266,7 @@ class LoginRequiredMiddleware(auth_middleware.LoginRequiredMiddleware):
     def handle_no_permission(self, request, view_func):
         reading = request.method in ("GET", "HEAD")
         if request.htmx:
-            return _plain_answer(SESSION_ENDED_READING if reading else SESSION_ENDED, 401)
+            return plain_answer(SESSION_ENDED_READING if reading else SESSION_ENDED, 401)
         if not reading:
             _keep_unsent_form(request)
             # After logging in, back to the page the form was on: the form's own URL
@@ -346,5 +343,5 @@ def _keep_unsent_form(request):
 def csrf_failure(request, reason=""):
     """``CSRF_FAILURE_VIEW``: Django's page, or for an htmx request a sentence (as above)."""
     if request.htmx:
-        return _plain_answer(PAGE_OUT_OF_DATE, 403)
+        return plain_answer(PAGE_OUT_OF_DATE, 403)
     return csrf_views.csrf_failure(request, reason=reason)

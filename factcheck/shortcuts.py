@@ -1,7 +1,7 @@
 from functools import wraps
 
 from django.core.exceptions import ObjectDoesNotExist
-from django.http import Http404, HttpResponseNotAllowed
+from django.http import Http404, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import redirect
 
 
@@ -55,3 +55,12 @@ def post_or_back_to(url_name):
         return answered
 
     return decorate
+
+
+def plain_answer(text, status):
+    """
+    A sentence in plain text, for a request from a part of a page that cannot
+    be answered with that part: static/js/request_errors.js shows it above the
+    page, which keeps what was typed.
+    """
+    return HttpResponse(text, status=status, content_type="text/plain; charset=utf-8")

@@ -10,6 +10,7 @@ from django.views import defaults
 from factcheck.desk_pages import desk_page
 from factcheck.roles import claim_ids_visible_to
 from factcheck.search import search
+from factcheck.shortcuts import plain_answer
 
 RESULTS_PER_PAGE = 20
 #: A search reads this much of what was typed (a whole sentence is plenty to find a passage).
@@ -53,10 +54,9 @@ def bad_request(request, exception):
     if isinstance(exception, RequestDataTooBig):
         limit = filesizeformat(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
         most = filesizeformat(settings.SOURCE_UPLOAD_MAX_BYTES)
-        return HttpResponse(
+        return plain_answer(
             f"What you sent is over {limit}, the most a form can carry; nothing was saved. "
             f"To add a text this long, save it as a file and upload that (up to {most}).",
-            status=413,
-            content_type="text/plain; charset=utf-8",
+            413,
         )
     return defaults.bad_request(request, exception)

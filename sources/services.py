@@ -16,6 +16,7 @@ from sources import anchoring
 from sources.extraction import UnsupportedUpload, detect_media_type
 from sources.highlighting import part_starts
 from sources.models import (
+    UNREADABLE,
     AnchoringStatus,
     ExtractionStatus,
     MediaType,
@@ -248,7 +249,7 @@ def quotation_create_from_selection(*, version, start, end, selected_text, actor
         raise ValidationError("This version's text is not ready to quote yet.", code="not_ready")
     newer = (
         SourceVersion.objects.filter(source_id=version.source_id, number__gt=version.number)
-        .exclude(extraction_status__in=[ExtractionStatus.FAILED, ExtractionStatus.NO_TEXT])
+        .exclude(extraction_status__in=UNREADABLE)
         .order_by("-number")
         .values_list("number", "extraction_status")
         .first()
