@@ -11,7 +11,7 @@ from claims.models import (
     Rating,
     ReviewAssignment,
 )
-from claims.services import rating_signoffs_revalidate
+from claims.services import claims_signoffs_revalidate
 from factcheck.admin import AuditedAdminMixin, ReadOnlyAdminMixin
 
 
@@ -29,8 +29,8 @@ class RatingAdmin(AuditedAdminMixin, admin.ModelAdmin):
             if name in form.changed_data
         ]
         if change and changes:
-            rating_signoffs_revalidate(
-                rating=obj,
+            claims_signoffs_revalidate(
+                claims=Claim.objects.filter(verdict=obj),
                 actor=request.user,
                 reason=f"the verdict “{form.initial.get('label')}” changed {' and '.join(changes)}",
             )

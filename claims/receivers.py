@@ -5,7 +5,7 @@ from django.dispatch import receiver
 from django.utils import timezone
 
 from claims.models import Claim, Evidence
-from claims.services import READ_ONLY_STATES, signoffs_revalidate
+from claims.services import claims_signoffs_revalidate, signoffs_revalidate
 from factcheck.audit import record
 from sources.models import AnchoringStatus
 from sources.signals import quotations_reanchored, reanchoring_confirmed, source_retitled
@@ -69,15 +69,13 @@ def follow_retitled_source(sender, source, old_title, actor, **kwargs):
     still in the workflow that quote the source go back to review when it is
     renamed. Published claims keep their sign-offs (their pages show the new title).
     """
-    quoting = Claim.objects.filter(
-        Q(quotation__version__source=source) | Q(evidence__quotation__version__source=source)
-    ).exclude(status__in=READ_ONLY_STATES)
-    for claim in quoting.distinct():
-        signoffs_revalidate(
-            claim=claim,
-            reason=f"the source “{old_title}” was renamed “{source.title}”",
-            actor=actor,
-        )
+    claims_signoffs_revalidate(
+        claims=Claim.objects.filter(
+            Q(quotation__version__source=source) | Q(evidence__quotation__version__source=source)
+        ),
+        reason=f"the source “{old_title}” was renamed “{source.title}”",
+        actor=actor,
+    )
 
 
 def claims_relying_on(quotation):

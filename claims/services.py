@@ -334,15 +334,14 @@ def signoffs_revalidate(*, claim, reason, actor=None, force=False):
 
 
 @transaction.atomic
-def rating_signoffs_revalidate(*, rating, actor, reason):
+def claims_signoffs_revalidate(*, claims, actor, reason):
     """
-    After ``rating``'s label or value changed (part of what a reviewer signed,
-    for a claim with that verdict): claims in the workflow with that verdict
-    lose the approvals given before and go back to review. Published claims keep
-    theirs.
+    ``signoffs_revalidate`` for each of ``claims`` still in the workflow, after
+    something they show changed outside the claim itself (a verdict's label or
+    value, a quoted source's title): they lose the approvals given before and
+    go back to review. Published and withdrawn claims keep theirs.
     """
-    with_verdict = Claim.objects.filter(verdict=rating).exclude(status__in=READ_ONLY_STATES)
-    for claim in with_verdict:
+    for claim in claims.exclude(status__in=READ_ONLY_STATES).distinct():
         signoffs_revalidate(claim=claim, reason=reason, actor=actor)
 
 
