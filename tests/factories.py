@@ -183,14 +183,10 @@ class PublishedCorrectionFactory(CorrectionFactory):
         if not case.claims.filter(status="published").exists():
             # A correction is of published work: the case gets a published claim.
             ClaimFactory(case=case, status="published", published_at=timezone.now())
+        drafted = ("kind", "what_was_wrong", "what_is_right", "reason", "claim")
+        drafted += ("new_verdict", "supersedes")
         draft = correction_draft(
-            case=case,
-            editor=editor,
-            kind=kwargs.get("kind", Correction.Kind.CORRECTION),
-            what_was_wrong=kwargs["what_was_wrong"],
-            what_is_right=kwargs["what_is_right"],
-            reason=kwargs.get("reason", ""),
-            claim=kwargs.get("claim"),
+            case=case, editor=editor, **{name: kwargs[name] for name in drafted if name in kwargs}
         )
         correction_approve(correction=draft, approver=ReviewerFactory())
         return correction_publish(correction=draft, editor=editor)

@@ -4,7 +4,6 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django_tasks_db.models import DBTaskResult
 
-from claims.corrections import correction_approve, correction_draft, correction_publish
 from claims.models import (
     Case,
     Claim,
@@ -21,11 +20,10 @@ from sources.services import source_version_create_from_text
 from tests.factories import (
     CommentFactory,
     CorrectionFactory,
-    EditorFactory,
     EvidenceFactory,
+    PublishedCorrectionFactory,
     QuotationFactory,
     ReviewAssignmentFactory,
-    ReviewerFactory,
     SourceFactory,
     SourceVersionFactory,
     UserFactory,
@@ -185,18 +183,7 @@ def test_a_rating_named_only_by_a_published_correction_keeps_its_label(first_cas
     claim = first_case.claims.first()
     published(claim, old)
     claim.refresh_from_db()
-    editor = EditorFactory()
-    draft = correction_draft(
-        case=first_case,
-        claim=claim,
-        editor=editor,
-        kind="correction",
-        what_was_wrong="x",
-        what_is_right="y",
-        new_verdict=new,
-    )
-    correction_approve(correction=draft, approver=ReviewerFactory())
-    correction_publish(correction=draft, editor=editor)
+    PublishedCorrectionFactory(case=first_case, claim=claim, new_verdict=new)
     old.refresh_from_db()
     assert not Claim.objects.filter(verdict=old).exists()  # only the entry names it now
     old.label = "Renamed"

@@ -11,7 +11,6 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from claims.corrections import correction_approve, correction_draft, correction_publish
 from claims.models import Claim, ClaimStatus, Decision
 from claims.selectors import open_review_count
 from claims.services import claim_submit_for_review, review_decide, reviewer_assign
@@ -21,6 +20,7 @@ from tests.factories import (
     ClaimFactory,
     EditorFactory,
     EvidenceFactory,
+    PublishedCorrectionFactory,
     QuotationFactory,
     RatingFactory,
     ReviewAssignmentFactory,
@@ -816,19 +816,12 @@ def test_a_published_claims_page_asks_for_its_retraction_only_when_there_is_one(
         )
 
     assert reads_of_corrections() == 0
-    retract_published(claim, editor)
+    retract_published(claim)
     assert reads_of_corrections() == 1
     assert "Retracted" in editor_client.get(claim.get_absolute_url()).text
 
 
-def retract_published(claim, editor):
-    draft = correction_draft(
-        case=claim.case,
-        claim=Claim.objects.get(pk=claim.pk),
-        editor=editor,
-        kind="retraction",
-        what_was_wrong="a b",
-        what_is_right="c d",
+def retract_published(claim):
+    PublishedCorrectionFactory(
+        case=claim.case, claim=Claim.objects.get(pk=claim.pk), kind="retraction"
     )
-    correction_approve(correction=draft, approver=ReviewerFactory())
-    correction_publish(correction=draft, editor=editor)

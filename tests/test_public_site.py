@@ -329,17 +329,13 @@ def test_the_log_runs_the_same_number_of_queries_for_10_and_1000_entries(client,
 
 
 def retract(claim):
-    editor = EditorFactory()
-    draft = correction_draft(
+    return PublishedCorrectionFactory(
         case=claim.case,
         claim=claim,
-        editor=editor,
         kind="retraction",
         what_was_wrong="The table we cited was a draft.",
         what_is_right="We withdraw this fact-check.",
     )
-    correction_approve(correction=draft, approver=ReviewerFactory())
-    return correction_publish(correction=draft, editor=editor)
 
 
 def test_a_retracted_claims_page_says_so_without_its_verdict_or_a_claim_review(
@@ -396,10 +392,7 @@ def test_the_claim_reviews_address_is_the_pages_own_without_the_query_a_link_add
 
 
 def publish_entry(published, **fields):
-    editor = EditorFactory()
-    draft = correction_draft(case=published.case, editor=editor, kind="correction", **fields)
-    correction_approve(correction=draft, approver=ReviewerFactory())
-    return correction_publish(correction=draft, editor=editor)
+    return PublishedCorrectionFactory(case=published.case, **{"reason": ""} | fields)
 
 
 def test_a_superseded_entry_is_marked_as_such_in_the_log_and_on_the_public_pages(
