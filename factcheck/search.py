@@ -16,6 +16,7 @@ import re
 from bisect import bisect_right
 from contextlib import contextmanager
 from dataclasses import dataclass
+from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 from django.db import connection, transaction
 from django.utils.html import escape
@@ -35,6 +36,8 @@ HEADLINE_OPTIONS = (
 #: "<b>" or "<10% of…" for the start of a tag and drop it from the snippet.
 #: Another control character that stored text never holds.
 NOT_A_TAG = "\x04"
+#: The first match a snippet marks.
+FIRST_MARKED = re.compile(f"{MATCH_START}([^{MATCH_END}]+){MATCH_END}")
 #: The headline of each (id, body) pair given, made from that very text.
 HEADLINE_SQL = (
     "SELECT t.id, ts_headline('english', replace(t.body, '<', %s), "
@@ -255,7 +258,7 @@ def _fetch(terms, offset, limit, claim_ids):
     only, only_params = _claims_filter(claim_ids)
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT e.kind, e.object_id, e.title, e.url, e.location, "
+            "SELECT e.kind, e.object_id, e.title, e.url, e.location, e.body, "
             "snippet(factcheck_searchentry_fts, 1, %s, %s, '…', %s) "
             "FROM factcheck_searchentry_fts JOIN factcheck_searchentry e "
             "ON e.id = factcheck_searchentry_fts.rowid "
@@ -273,8 +276,15 @@ def _fetch(terms, offset, limit, claim_ids):
         )
         rows = cursor.fetchall()
     hits = [
-        Hit(kind, object_id, title, url, location, _safe_snippet(snippet))
-        for kind, object_id, title, url, location, snippet in rows
+        Hit(
+            kind,
+            object_id,
+            title,
+            _at_first_match(kind, url, body, snippet),
+            location,
+            _safe_snippet(snippet),
+        )
+        for kind, object_id, title, url, location, body, snippet in rows
     ]
     # FTS5's snippet() refuses to run beside a window function: counted apart.
     return hits, None
@@ -295,8 +305,15 @@ def _fetch_postgresql(query, offset, limit, claim_ids):
         rows = cursor.fetchall()
     headlines = _headlines(query, {pk: body for pk, body, *_ in rows})
     hits = [
-        Hit(kind, object_id, title, url, location, _safe_snippet(headlines[pk]))
-        for pk, _body, kind, object_id, title, url, location, _total in rows
+        Hit(
+            kind,
+            object_id,
+            title,
+            _at_first_match(kind, url, body, headlines[pk]),
+            location,
+            _safe_snippet(headlines[pk]),
+        )
+        for pk, body, kind, object_id, title, url, location, _total in rows
     ]
     return hits, rows[0][-1] if rows else None
 
@@ -426,6 +443,28 @@ def _best_window(body, matches, size, wanted):
         if best_score is None or (len(shown), len(inside)) > best_score:
             best, best_score = (start, end, shown), (len(shown), len(inside))
     return best
+
+
+def _at_first_match(kind, url, body, snippet):
+    """
+    A source hit's link, moved from the start of its passage (``?at=``) to the
+    first word that the snippet marks: ``?at=`` then opens the part of the
+    reader that holds that word, and ``#at-<start>-<end>``, its offsets in the
+    text, is what the reader scrolls to and highlights (static/js/match.js).
+    Claims' links, and a marked word not found again in the passage, stay as
+    they were.
+    """
+    marked = FIRST_MARKED.search(snippet)
+    if kind != "source" or marked is None:
+        return url
+    found = re.search(rf"(?<!\w){re.escape(marked.group(1))}(?!\w)", body, re.IGNORECASE)
+    if found is None:
+        return url
+    link = urlsplit(url)
+    passage_at = parse_qs(link.query).get("at", ["0"])[0]
+    passage_start = int(passage_at) if passage_at.isdigit() else 0
+    start, end = passage_start + found.start(), passage_start + found.end()
+    return urlunsplit(link._replace(query=urlencode({"at": start}), fragment=f"at-{start}-{end}"))
 
 
 def _safe_snippet(snippet):

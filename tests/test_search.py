@@ -40,7 +40,45 @@ def test_a_source_text_is_found_by_its_words_with_a_highlighted_snippet():
 
     assert [hit.object_id for hit in hits] == [version.source_id]
     assert "<mark>persistent</mark>" in hits[0].snippet
-    assert hits[0].url == version.source.get_absolute_url()
+    assert hits[0].url == f"{version.source.get_absolute_url()}?at=4#at-4-14"
+
+
+def test_a_source_hit_links_to_its_first_match_in_the_text_not_to_its_passage():
+    text = "Opening words. " * 200 + "Then the Throughput figure, and throughput again."
+    version = SourceVersionFactory(text=text)
+    match = text.index("Throughput")
+
+    (hit,) = search("throughput")[0:10]
+
+    assert hit.url == (
+        f"{version.source.get_absolute_url()}?at={match}#at-{match}-{match + len('Throughput')}"
+    )
+
+
+def test_a_match_found_in_a_later_passage_is_counted_from_that_passage_start():
+    source = SourceFactory(title="Report")
+    replace_entries(
+        kind="source",
+        object_id=source.pk,
+        passages=[Passage("Report", "An aside, then the zanzibar clause.", "/sources/9/?at=5000")],
+    )
+
+    (hit,) = search("zanzibar")[0:10]
+
+    start = 5000 + len("An aside, then the ")
+    assert hit.url == f"/sources/9/?at={start}#at-{start}-{start + len('zanzibar')}"
+
+
+def test_a_claim_hit_keeps_its_own_link():
+    replace_entries(
+        kind="claim",
+        object_id=4,
+        passages=[Passage("Claim 4", "zanzibar wording", "/claims/4/")],
+    )
+
+    (hit,) = search("zanzibar")[0:10]
+
+    assert hit.url == "/claims/4/"
 
 
 def test_seeded_claims_are_found(first_case):

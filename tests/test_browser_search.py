@@ -1,0 +1,57 @@
+"""Opening a search hit in the browser: the reader shows the match, not just its part."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from sources.highlighting import part_starts
+from sources.services import source_version_create_from_text
+from tests.browser import *  # noqa: F403  (the fixtures and helpers)
+from tests.factories import SourceFactory
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+HIGHLIGHTED = """() => {
+  const highlight = CSS.highlights.get('search-match');
+  if (!highlight) return null;
+  const [range] = highlight.values();
+  const box = range.getBoundingClientRect();
+  return {text: range.toString(), top: box.top, bottom: box.bottom, height: innerHeight};
+}"""
+
+
+def test_a_source_hit_opens_the_reader_scrolled_to_its_match_highlighted(
+    browser, live_server, desk
+):
+    paragraphs = [f"Paragraph {n} of the report, marker{n} inside it." for n in range(2600)]
+    text = "\n\n".join(paragraphs)
+    source = SourceFactory(title="A long report")
+    source_version_create_from_text(source=source, text=text, actor=None)
+    # Deep in the second part: far below the top of the part it opens.
+    wanted = next(n for n, p in enumerate(paragraphs) if text.index(p) > part_starts(text)[0])
+    wanted += 300
+    base = live_server.url
+    page = new_page(browser)  # noqa: F405
+    log_in(page, base, "eddie")  # noqa: F405
+
+    page.goto(f"{base}/search/?q=marker{wanted}")
+    page.click(".search-result__title a")
+    page.wait_for_url(f"**{source.get_absolute_url()}?at=*#at-*")
+
+    expect(page.locator("[data-quote-reader]")).to_have_attribute(
+        "aria-label", re.compile(r"^Source text, part 2 of \d+;")
+    )
+    shown = page.evaluate(HIGHLIGHTED)
+    assert shown is not None, "nothing is highlighted"
+    assert shown["text"] == f"marker{wanted}"
+    assert shown["top"] >= 0 and shown["bottom"] <= shown["height"], shown
+    expect(page.locator("[data-quote-reader]")).to_be_focused()
+    expect(page.locator("#announcer")).to_have_text(
+        f"Showing the match “marker{wanted}”, highlighted."
+    )
+    # Quoting still counts offsets in the reader's own markup, which the highlight left alone.
+    select_in_reader(page, f"marker{wanted} inside")  # noqa: F405
+    expect(page.locator("[data-quote-preview]")).to_contain_text(
+        f"(characters {text.index(f'marker{wanted} ')}–"
+    )
