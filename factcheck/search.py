@@ -448,16 +448,16 @@ def _best_window(body, matches, size, wanted):
 def _at_first_match(kind, url, body, snippet):
     """
     A source hit's link, moved from the start of its passage (``?at=``) to the
-    first word that the snippet marks: ``?at=`` then opens the part of the
-    reader that holds that word, and ``#at-<start>-<end>``, its offsets in the
-    text, is what the reader scrolls to and highlights (static/js/match.js).
-    Claims' links, and a marked word not found again in the passage, stay as
-    they were.
+    first word that the snippet marks, where the snippet shows it: ``?at=``
+    then opens the part of the reader that holds that word, and
+    ``#at-<start>-<end>``, its offsets in the text, is what the reader scrolls
+    to and highlights (static/js/match.js). Claims' links, and a marked word
+    not found again in the passage, stay as they were.
     """
     marked = FIRST_MARKED.search(snippet)
     if kind != "source" or marked is None:
         return url
-    found = re.search(rf"(?<!\w){re.escape(marked.group(1))}(?!\w)", body, re.IGNORECASE)
+    found = _occurrence_shown(body, snippet, marked)
     if found is None:
         return url
     link = urlsplit(url)
@@ -465,6 +465,47 @@ def _at_first_match(kind, url, body, snippet):
     passage_start = int(passage_at) if passage_at.isdigit() else 0
     start, end = passage_start + found.start(), passage_start + found.end()
     return urlunsplit(link._replace(query=urlencode({"at": start}), fragment=f"at-{start}-{end}"))
+
+
+#: Words either side of a snippet's match that tell its occurrence from the word's others.
+CONTEXT_WORDS = 6
+
+
+def _fragment_side(text, *, last):
+    """The part of ``text`` beside a match up to the ellipsis that cuts it, and whether one does."""
+    if "…" not in text:
+        return text, False
+    return (text.rsplit("…", 1)[-1] if last else text.split("…", 1)[0]), True
+
+
+def _occurrence_shown(body, snippet, marked):
+    """
+    The match (``re.Match`` in ``body``) of the word ``marked`` in ``snippet``
+    that the snippet shows: the first occurrence of the word whose neighbouring
+    words are the snippet's around it (its fragment, up to the ellipses that
+    cut it), else the word's first occurrence; None if it is not in ``body``.
+    """
+
+    def words(text):
+        return [
+            word.lower()
+            for word in WORD.findall(text.replace(MATCH_START, "").replace(MATCH_END, ""))
+        ]
+
+    lead, cut_before = _fragment_side(snippet[: marked.start()], last=True)
+    tail, cut_after = _fragment_side(snippet[marked.end() :], last=False)
+    # A word at a cut may be part of one.
+    before = words(lead)[1 if cut_before else 0 :][-CONTEXT_WORDS:]
+    after = words(tail)[: -1 if cut_after else None][:CONTEXT_WORDS]
+    occurrences = list(
+        re.finditer(rf"(?<!\w){re.escape(marked.group(1))}(?!\w)", body, re.IGNORECASE)
+    )
+    for occurrence in occurrences:
+        preceding = words(body[: occurrence.start()][-40 * CONTEXT_WORDS :])
+        following = words(body[occurrence.end() :][: 40 * CONTEXT_WORDS])
+        if preceding[len(preceding) - len(before) :] == before and following[: len(after)] == after:
+            return occurrence
+    return occurrences[0] if occurrences else None
 
 
 def _safe_snippet(snippet):

@@ -55,6 +55,45 @@ def test_a_source_hit_links_to_its_first_match_in_the_text_not_to_its_passage():
     )
 
 
+def test_a_source_hit_links_to_the_occurrence_its_snippet_shows():
+    text = (
+        "Unemployment is discussed at length in this report. "
+        + "It covers trade, housing, prices and wages across the year. " * 12
+        + "In December unemployment fell sharply in Zanzibar, the report says."
+    )
+    version = SourceVersionFactory(text=text)
+    shown = text.index("unemployment fell")
+
+    (hit,) = search("unemployment zanzibar")[0:10]
+
+    assert "<mark>unemployment</mark> fell" in hit.snippet
+    assert hit.url == (
+        f"{version.source.get_absolute_url()}?at={shown}#at-{shown}-{shown + len('unemployment')}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("snippet", "expected"),
+    [
+        # The words around the match tell which "rate" is shown, up to the cut.
+        ("…the new \x02rate\x03 was 5 …", "new rate was"),
+        ("…old \x02rate\x03 stays", "old rate stays"),
+        # Fragments cut mid-word at either end still find theirs.
+        ("…e old \x02rate\x03 sta…", "old rate stays"),
+        # A match whose words are nowhere: the first occurrence.
+        ("…other words \x02rate\x03 here…", "The rate rose"),
+    ],
+)
+def test_the_occurrence_a_snippet_shows_is_found_by_its_neighbouring_words(snippet, expected):
+    from factcheck.search import FIRST_MARKED, _occurrence_shown
+
+    body = "The rate rose. Then the new rate was 5 percent, and the old rate stays."
+
+    found = _occurrence_shown(body, snippet, FIRST_MARKED.search(snippet))
+
+    assert found.start() == body.index(expected) + expected.index("rate")
+
+
 def test_a_match_found_in_a_later_passage_is_counted_from_that_passage_start():
     source = SourceFactory(title="Report")
     replace_entries(
