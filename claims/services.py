@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from claims import notifications
 from claims.models import Case, Claim, ClaimStatus, Comment, Decision, Evidence, ReviewAssignment
-from claims.workflow import Action, claim_digest, claim_transition
+from claims.workflow import Action, claim_digest, claim_missing, claim_transition
 from factcheck import search
 from factcheck.audit import acting_user, record
 from factcheck.roles import REVIEWER, can_sign_off, is_editor, require_editor
@@ -246,6 +246,24 @@ def claim_submit_for_review(*, claim, editor):
     return claim
 
 
+CLAIM_CHANGED_WHILE_READING = (
+    "The claim changed while you were reading it. Read the current version and decide again."
+)
+
+
+def review_closed_reason(claim):
+    """Why a decision on ``claim``, which has left review, was not recorded."""
+    if claim.status == ClaimStatus.CHANGES_REQUESTED:
+        return (
+            "Another reviewer has requested changes, so the claim is back with its editor and "
+            "your decision was not recorded. You will be asked again when it returns to review."
+        )
+    return (
+        f"The claim is no longer in review (it is {claim.get_status_display().lower()}), "
+        "so your decision was not recorded."
+    )
+
+
 @transaction.atomic
 def review_decide(*, assignment, reviewer, decision, comment="", digest_seen):
     """
@@ -265,16 +283,16 @@ def review_decide(*, assignment, reviewer, decision, comment="", digest_seen):
     if not can_sign_off(reviewer, assignment):
         raise ValidationError("Only a member of Reviewer can sign off.", code="not_assigned")
     if claim.status != ClaimStatus.IN_REVIEW:
-        raise ValidationError(
-            f"The claim is {claim.get_status_display().lower()}, not in review.",
-            code="not_in_review",
-        )
+        raise ValidationError(review_closed_reason(claim), code="not_in_review")
     digest = claim_digest(claim)
     if digest_seen != digest:
+        raise ValidationError(CLAIM_CHANGED_WHILE_READING, code="stale")
+    if decision == Decision.APPROVED and (missing := claim_missing(claim)):
         raise ValidationError(
-            "The claim changed while you were reading it. Read the current version and "
-            "decide again.",
-            code="stale",
+            "You cannot approve the claim as it stands: it needs "
+            + " and ".join(missing)
+            + ". Request changes instead, saying so.",
+            code="incomplete",
         )
     if decision == Decision.CHANGES_REQUESTED and not comment.strip():
         raise ValidationError({"comment": "Say what needs to change."}, code="comment_required")

@@ -63,6 +63,7 @@ from claims.selectors import (
     review_rows,
 )
 from claims.services import (
+    CLAIM_CHANGED_WHILE_READING,
     EDITABLE_FIELDS,
     READ_ONLY_STATES,
     EditConflict,
@@ -73,6 +74,7 @@ from claims.services import (
     comment_add,
     evidence_add,
     evidence_remove,
+    review_closed_reason,
     review_decide,
     reviewer_assign,
 )
@@ -755,6 +757,11 @@ def review_view(request, assignment_pk):
             else:
                 messages.success(request, "Your decision is recorded.")
                 return redirect("claims:my_reviews")
+        elif claim.status != ClaimStatus.IN_REVIEW:
+            form.add_error(None, review_closed_reason(claim))
+        elif request.POST.get("digest", "") != digest:
+            # Said with the form's own errors: the page now shows other content than was read.
+            form.add_error(None, CLAIM_CHANGED_WHILE_READING)
         status = 422
     context = {
         "assignment": assignment,
@@ -763,6 +770,7 @@ def review_view(request, assignment_pk):
         "digest": digest,
         "form": form,
         "content": claim_content(claim),
+        "review_closed": claim.status != ClaimStatus.IN_REVIEW,
     }
     return render(request, "claims/review.html", context, status=status)
 

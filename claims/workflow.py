@@ -165,15 +165,26 @@ def _refuse_unless_allowed(claim, transition, actor):
             )
 
 
+def claim_missing(claim):
+    """
+    What ``claim``'s content lacks to be reviewed, approved or published, as
+    phrases ("a verdict", ...); empty when it is complete. A claim can lose a
+    part while in review (its evidence removed, its verdict cleared), so every
+    step checks, not only submitting.
+    """
+    missing = []
+    if not claim.statement.strip():
+        missing.append("a statement")
+    if claim.verdict_id is None:
+        missing.append("a verdict")
+    if not claim.evidence.exists():
+        missing.append("at least one evidence quotation")
+    return missing
+
+
 def _refuse_unless_ready(claim, action):
     if action == Action.SUBMIT:
-        missing = []
-        if not claim.statement.strip():
-            missing.append("a statement")
-        if claim.verdict_id is None:
-            missing.append("a verdict")
-        if not claim.evidence.exists():
-            missing.append("at least one evidence quotation")
+        missing = claim_missing(claim)
         if not claim.assignments.exists():
             missing.append("at least one assigned reviewer")
         if missing:
@@ -181,6 +192,13 @@ def _refuse_unless_ready(claim, action):
                 "The claim cannot go to review yet: it needs " + _and_list(missing) + ".",
                 code="incomplete",
             )
+    if action in {Action.APPROVE, Action.PUBLISH} and (missing := claim_missing(claim)):
+        verb = "approved" if action == Action.APPROVE else "published"
+        raise TransitionRefused(
+            f"The claim cannot be {verb}: it needs " + _and_list(missing) + ". An editor "
+            "must add it and send the claim to review again.",
+            code="incomplete",
+        )
     if action in {Action.APPROVE, Action.PUBLISH}:
         digest = claim_digest(claim)
         pending = [

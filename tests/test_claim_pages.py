@@ -13,7 +13,12 @@ from django.utils import timezone
 
 from claims.models import Claim, ClaimStatus, Decision
 from claims.selectors import open_review_count
-from claims.services import claim_submit_for_review, review_decide, reviewer_assign
+from claims.services import (
+    claim_submit_for_review,
+    claim_update,
+    review_decide,
+    reviewer_assign,
+)
 from claims.workflow import claim_digest
 from tests.factories import (
     CaseFactory,
@@ -641,9 +646,43 @@ def test_a_decision_after_another_reviewer_sent_the_claim_back_keeps_the_comment
     )
 
     assert response.status_code == 422
-    assert "The claim is changes requested, not in review." in response.text
-    assert "Looks right to me." in response.text
+    assert "Another reviewer has requested changes" in response.text
+    assert "your decision was not recorded" in response.text
+    # The comment is there to copy, and no form offers the same refused decision again.
+    assert 'id="unposted-comment" readonly rows="4">Looks right to me.</textarea>' in response.text
+    assert "Record decision" not in response.text
+    assert f'href="{claim.get_absolute_url()}#comments"' in response.text
     assert claim.assignments.get(reviewer=second).decision == Decision.PENDING
+    assert not claim.comments.filter(body="Looks right to me.").exists()
+
+
+def test_a_refused_decision_form_on_content_changed_meanwhile_says_the_claim_changed(
+    client, editor, claim
+):
+    # The decision is missing, so the form is refused before any digest is compared:
+    # the page must still say that what it now shows is not what was read.
+    reviewer = ready_for_review(claim, editor)
+    claim_submit_for_review(claim=claim, editor=editor)
+    seen = claim_digest(Claim.objects.get(pk=claim.pk))
+    claim.refresh_from_db()
+    claim_update(
+        claim=claim,
+        editor=editor,
+        expected_version=claim.version,
+        statement="It now says the opposite.",
+    )
+
+    client.force_login(reviewer)
+    response = client.post(
+        reverse("claims:review", args=[claim.assignments.get().pk]),
+        {"comment": "Fine by me.", "digest": seen},
+    )
+
+    assert response.status_code == 422
+    assert "changed while you were reading" in response.text
+    assert "It now says the opposite." in response.text
+    assert "Fine by me." in response.text
+    assert claim.assignments.get().decision == Decision.PENDING
 
 
 def test_another_reviewers_assignment_is_not_found(client, claim):

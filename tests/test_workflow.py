@@ -201,6 +201,51 @@ def test_publishing_needs_every_reviewer_to_have_approved_the_current_content(re
         claim_transition(claim=ready_claim, action=Action.PUBLISH, actor=editor)
 
 
+def test_a_reviewer_cannot_approve_a_claim_whose_evidence_was_removed_during_review(
+    ready_claim, editor
+):
+    claim_submit_for_review(claim=ready_claim, editor=editor)
+    reviewer = ready_claim.assignments.get().reviewer
+    evidence_remove(evidence=ready_claim.evidence.get(), editor=editor)
+    claim = Claim.objects.get(pk=ready_claim.pk)
+
+    with pytest.raises(ValidationError, match="it needs at least one evidence quotation"):
+        approve(claim, reviewer)
+
+    claim.refresh_from_db()
+    assert claim.status == ClaimStatus.IN_REVIEW
+    assert claim.assignments.get().decision == Decision.PENDING
+
+
+def test_a_claim_whose_verdict_was_cleared_in_review_is_neither_approved_nor_published(
+    ready_claim, editor
+):
+    claim_submit_for_review(claim=ready_claim, editor=editor)
+    reviewer = ready_claim.assignments.get().reviewer
+    claim_update(
+        claim=ready_claim, editor=editor, expected_version=ready_claim.version, verdict=None
+    )
+    claim = Claim.objects.get(pk=ready_claim.pk)
+
+    with pytest.raises(ValidationError, match="it needs a verdict"):
+        approve(claim, reviewer)
+    with pytest.raises(TransitionRefused, match="cannot be approved: it needs a verdict"):
+        claim_transition(
+            claim=claim,
+            action=Action.APPROVE,
+            actor=reviewer,
+            decision_of=claim.assignments.get(),
+        )
+    # Even with every sign-off somehow on it, publishing checks the content itself.
+    in_state(claim, "approved")
+    claim.assignments.update(
+        decision=Decision.APPROVED, decided_at=claim.updated_at, signed_digest=claim_digest(claim)
+    )
+    with pytest.raises(TransitionRefused, match="cannot be published: it needs a verdict"):
+        claim_transition(claim=claim, action=Action.PUBLISH, actor=editor)
+    assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.APPROVED
+
+
 # Separation of duties.
 
 
