@@ -89,6 +89,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "factcheck.htmx.VaryOnHtmxMiddleware",
 ]
 
 ROOT_URLCONF = "factcheck.urls"

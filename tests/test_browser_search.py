@@ -55,3 +55,23 @@ def test_a_source_hit_opens_the_reader_scrolled_to_its_match_highlighted(
     expect(page.locator("[data-quote-preview]")).to_contain_text(
         f"(characters {text.index(f'marker{wanted} ')}–"
     )
+
+
+def test_back_to_a_search_pushed_by_htmx_shows_the_whole_page_again(browser, live_server, desk):
+    # The results came as a fragment to the address htmx pushed; going back there
+    # from a hit must not show that fragment alone, without the page around it.
+    base = live_server.url
+    page = new_page(browser)  # noqa: F405
+    log_in(page, base, "eddie")  # noqa: F405
+    page.goto(f"{base}/search/")
+    page.fill("#search-query", "Trainium2")
+    page.wait_for_url("**/search/?q=Trainium2")
+    expect(page.locator(".search-result").first).to_be_visible()
+
+    page.click(".search-result__title a >> nth=0")
+    page.wait_for_load_state()
+    page.go_back()
+
+    expect(page.locator("h1")).to_have_text("Search")
+    expect(page.locator("#search-query")).to_be_visible()
+    expect(page.locator(".search-result").first).to_be_visible()

@@ -277,3 +277,12 @@ def test_in_production_the_cookies_are_secure(production):
     assert csrf["secure"] and csrf["samesite"] == "Lax"
     assert session["secure"] and session["httponly"] and session["samesite"] == "Lax"
     assert session["max-age"] == 12 * 60 * 60
+
+
+def test_every_answer_varies_on_htmx_so_a_cached_fragment_never_stands_for_its_page(
+    editor_client,
+):
+    for headers in ({}, {"HX-Request": "true"}):
+        response = editor_client.get("/search/", {"q": "anything"}, headers=headers)
+
+        assert "HX-Request" in response["Vary"], headers
