@@ -12,6 +12,7 @@ from claims.models import (
     Evidence,
     Rating,
 )
+from claims.services import reviewer_already_assigned
 from factcheck.roles import EDITOR, REVIEWER
 from factcheck.shortcuts import id_or_none
 from factcheck.widgets import LongModelChoiceField
@@ -159,6 +160,7 @@ class AssignForm(forms.Form):
 
     def __init__(self, *args, claim, **kwargs):
         super().__init__(*args, **kwargs)
+        self.claim = claim
         self.fields["reviewer"].queryset = (
             get_user_model()
             .objects.filter(groups__name=REVIEWER, is_active=True)
@@ -166,6 +168,20 @@ class AssignForm(forms.Form):
             .exclude(review_assignments__claim=claim)
             .order_by("username")
         )
+
+    def clean(self):
+        # A page opened before another editor assigned the same reviewer still offers
+        # them: say that, not "not one of the available choices".
+        if self.has_error("reviewer", "invalid_choice"):
+            assigned = (
+                self.claim.assignments.filter(reviewer_id=id_or_none(self.data.get("reviewer")))
+                .select_related("reviewer")
+                .first()
+            )
+            if assigned is not None:
+                del self.errors["reviewer"]
+                self.add_error("reviewer", reviewer_already_assigned(assigned.reviewer))
+        return super().clean()
 
     def clean_due_on(self):
         due_on = self.cleaned_data["due_on"]

@@ -199,6 +199,15 @@ def evidence_remove(*, evidence, editor):
 
 
 @transaction.atomic
+def reviewer_already_assigned(reviewer):
+    """The refusal of a second assignment of ``reviewer`` to the same claim."""
+    return ValidationError(
+        "%(name)s is already assigned to review this claim.",
+        code="already_assigned",
+        params={"name": reviewer.get_username()},
+    )
+
+
 def reviewer_assign(*, claim, reviewer, editor, due_on=None):
     """
     Ask ``reviewer`` (a member of Reviewer, not the claim's author) to review
@@ -210,6 +219,8 @@ def reviewer_assign(*, claim, reviewer, editor, due_on=None):
         raise ValidationError(f"{reviewer.get_username()} is not a reviewer.", code="not_reviewer")
     _lock_claim(claim)
     _refuse_if_read_only(claim)
+    if claim.assignments.filter(reviewer=reviewer).exists():
+        raise reviewer_already_assigned(reviewer)
     assignment = ReviewAssignment(
         claim=claim, reviewer=reviewer, assigned_by=acting_user(editor), due_on=due_on
     )

@@ -358,6 +358,23 @@ def test_assigning_a_reviewer_to_an_approved_claim_reloads_the_page_with_its_new
     assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.IN_REVIEW
 
 
+def test_assigning_from_a_stale_page_a_reviewer_assigned_meanwhile_says_so(
+    editor_client, editor, claim, mailoutbox
+):
+    reviewer = ReviewerFactory(username="rosa")
+    reviewer_assign(claim=claim, reviewer=reviewer, editor=editor)
+
+    response = editor_client.post(
+        url("reviewer_assign", claim), {"reviewer": reviewer.pk}, headers=HTMX
+    )
+
+    assert response.status_code == 422
+    assert "rosa is already assigned to review this claim." in response.text
+    assert "not one of the available choices" not in response.text
+    assert claim.assignments.count() == 1
+    assert len(mailoutbox) == 1
+
+
 def test_a_due_date_already_past_is_refused_next_to_the_field(editor_client, claim, mailoutbox):
     reviewer = ReviewerFactory()
     yesterday = timezone.localdate() - datetime.timedelta(days=1)

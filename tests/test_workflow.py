@@ -257,6 +257,15 @@ def test_the_author_cannot_be_assigned_as_reviewer(editor):
         reviewer_assign(claim=claim, reviewer=editor, editor=EditorFactory())
 
 
+def test_a_reviewer_is_assigned_to_a_claim_once(ready_claim, editor):
+    reviewer = ready_claim.assignments.get().reviewer
+
+    with pytest.raises(ValidationError, match="is already assigned to review this claim"):
+        reviewer_assign(claim=ready_claim, reviewer=reviewer, editor=editor)
+
+    assert ready_claim.assignments.count() == 1
+
+
 def test_only_members_of_reviewer_can_be_assigned(ready_claim, editor):
     with pytest.raises(ValidationError, match="is not a reviewer"):
         reviewer_assign(claim=ready_claim, reviewer=UserFactory(), editor=editor)
