@@ -541,6 +541,13 @@ def _refusal_status(form):
 
 
 def _partial(request, name, context, status=200):
+    """
+    The claim page's part ``name`` for htmx, else the whole page. A conflict
+    (409: the claim moved on since the page was read) redraws the page's header
+    and history beside the part, so that they do not contradict its message.
+    """
+    if request.htmx and status == 409:
+        context["refresh_around"] = True
     template = f"claims/claim_detail.html#{name}" if request.htmx else "claims/claim_detail.html"
     return render(request, template, context, status=status)
 

@@ -144,12 +144,11 @@ def _is_assigned_reviewer(claim, actor):
 
 def _refuse_unless_allowed(claim, transition, actor):
     if claim.status not in transition.sources:
-        allowed = ", ".join(
-            ClaimStatus(status).label.lower() for status in sorted(transition.sources)
-        )
+        allowed = [ClaimStatus(status).label.lower() for status in sorted(transition.sources)]
         raise TransitionRefused(
-            f"“{Action(transition.action).label}” is not possible for a claim that is "
-            f"{claim.get_status_display().lower()}; it needs a claim that is {allowed}.",
+            f"“{Action(transition.action).label}” is not possible now: the claim is "
+            f"{claim.get_status_display().lower()}. It can be done to a claim that is "
+            f"{_and_list(allowed, conjunction='or')}.",
             code="wrong_state",
         )
     if transition.taken_by == EDITOR and not is_editor(actor):
@@ -214,8 +213,8 @@ def _refuse_unless_ready(claim, action):
             )
 
 
-def _and_list(items):
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+def _and_list(items, conjunction="and"):
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} {conjunction} {items[-1]}"
 
 
 def allowed_actions(claim, actor):

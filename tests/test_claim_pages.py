@@ -209,6 +209,43 @@ def test_two_editors_saving_the_same_claim_get_a_conflict_and_both_texts_survive
     assert Claim.objects.get(pk=claim.pk).statement == "My wording, typed meanwhile."
 
 
+def test_an_action_refused_because_another_tab_moved_the_claim_redraws_its_header(
+    editor_client, editor, claim
+):
+    ready_for_review(claim, editor)
+    # Another tab sent it to review; this one still shows the draft and its Submit button.
+    claim_submit_for_review(claim=claim, editor=editor)
+
+    response = editor_client.post(
+        url("claim_transition", claim), {"action": "submit"}, headers=HTMX
+    )
+
+    assert response.status_code == 409
+    assert (
+        "“Submit for review” is not possible now: the claim is in review. It can be done to "
+        "a claim that is changes requested or draft." in response.text
+    )
+    html = lxml.html.fragment_fromstring(response.text, create_parent="div")
+    header = html.get_element_by_id("claim-header")
+    assert header.get("hx-swap-oob") == "true"
+    assert header.find_class("badge")[0].text_content() == "In review"
+    assert html.get_element_by_id("history").get("hx-swap-oob") == "true"
+
+
+def test_an_edit_conflict_redraws_the_header_with_the_version_saved_meanwhile(
+    client, editor, claim
+):
+    client.force_login(EditorFactory())
+    edit(client, claim, claim.version, statement="Their wording, saved first.")
+
+    client.force_login(editor)
+    response = edit(client, claim, claim.version, statement="My wording, typed meanwhile.")
+
+    assert response.status_code == 409
+    html = lxml.html.fragment_fromstring(response.text, create_parent="div")
+    assert "version 2" in html.get_element_by_id("claim-header").text_content()
+
+
 def test_after_a_conflict_the_fields_this_editor_left_alone_take_the_other_editors_text(
     client, editor, claim
 ):
