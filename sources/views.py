@@ -144,6 +144,13 @@ def quotation_create_view(request, pk, number):
             "quote_error": error,
             "new_quotation": quotation,
         }
+        if status == 409:
+            # The quote finder, outside the panel, searched the replaced version:
+            # it comes again for the current one, with the words it was given.
+            context |= {
+                "finder": QuoteFinderForm(initial={"q": request.POST.get("q", "")}),
+                "finder_arrives": True,
+            }
         return render(
             request,
             "sources/source_detail.html#version-panel",

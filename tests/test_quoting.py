@@ -77,6 +77,26 @@ def test_quoting_a_version_replaced_since_the_page_was_opened_is_refused_with_th
     assert not old.quotations.exists()
 
 
+def test_a_refused_finder_quotation_brings_the_finder_for_the_newer_version_with_its_words(
+    editor_client,
+):
+    old = SourceVersionFactory(text="The mayor said 2.6 times.")
+    new_version(old.source, "The mayor said 2.7 times.")
+
+    response = editor_client.post(
+        reverse("sources:quotation_create", args=[old.source_id, old.number]),
+        {"q": "mayor said", "start": 4, "end": 14, "selected_text": "mayor said"},
+        headers={"HX-Request": "true"},
+    )
+
+    assert response.status_code == 409
+    finder = response.text.split('<div id="quote-finder" hx-swap-oob="true">', 1)[1]
+    assert "find it in version 2" in finder
+    assert f'action="{reverse("sources:quote_finder", args=[old.source_id, 2])}"' in finder
+    assert ">\nmayor said</textarea>" in finder
+    assert not old.quotations.exists()
+
+
 def test_quoting_the_old_version_while_a_newer_one_is_read_waits_for_it(editor_client):
     old = SourceVersionFactory(text="The mayor said 2.6 times.")
     pdf = sample_files.make_text_pdf(["The mayor said 2.7 times."])
