@@ -265,8 +265,9 @@ def reanchor(
     ``suffix``) over to ``new_text``.
 
     Returns a :class:`Reanchored` whose status is ``UNCHANGED`` (same offsets),
-    ``MOVED`` (same words, other offsets), ``CHANGED`` (reworded within
-    ``MAX_EDIT_RATIO``, at the place its context points to) or ``ORPHANED``. See the
+    ``MOVED`` (same words, at other offsets or with other white space between
+    them), ``CHANGED`` (reworded within ``MAX_EDIT_RATIO``, at the place its
+    context points to) or ``ORPHANED``. See the
     module docstring for the method. Raises ValueError if ``exact`` is empty or is not
     ``old_text[start:end]`` (offsets within the text).
     """
@@ -307,6 +308,13 @@ def reanchor(
 
 def _result(new_start, new_end, new_text, old_start, exact):
     found = new_text[new_start:new_end]
+    if found != exact and found.split() == exact.split():
+        # The same words with other white space between them (lines wrapped anew,
+        # as a re-exported PDF has them) are the quotation moved, not reworded:
+        # nobody needs to confirm them. The span keeps to the words.
+        new_start += len(found) - len(found.lstrip())
+        new_end -= len(found) - len(found.rstrip())
+        return Reanchored(MOVED, new_start, new_end, new_text[new_start:new_end])
     if found != exact:
         return Reanchored(CHANGED, new_start, new_end, found)
     return Reanchored(UNCHANGED if new_start == old_start else MOVED, new_start, new_end, found)

@@ -113,6 +113,31 @@ def test_text_inserted_before_the_quotation_moves_it_by_that_much():
     assert carry(TEXT, new_text, QUOTE) == Reanchored(MOVED, start + 18, end + 18, QUOTE)
 
 
+@pytest.mark.parametrize(
+    "rewrapped",
+    [
+        "spending on public\ntransport would rise by 4%\nnext year",
+        "spending on  public transport would rise by 4% next\n\nyear",
+        # The same length: the words at the same offsets, the white space not the same.
+        "spending on public\ttransport would rise by 4% next year",
+    ],
+)
+def test_the_same_words_wrapped_anew_are_moved_not_changed(rewrapped):
+    new_text = TEXT.replace(QUOTE, rewrapped)
+
+    result = carry(TEXT, new_text, QUOTE)
+
+    assert result.status == MOVED
+    assert result.exact == rewrapped
+    assert new_text[result.start : result.end] == rewrapped
+
+
+def test_rewrapped_text_with_a_word_changed_is_still_changed():
+    new_text = TEXT.replace(QUOTE, "spending on public\ntransport would rise by 5%\nnext year")
+
+    assert carry(TEXT, new_text, QUOTE).status == CHANGED
+
+
 def test_an_edit_inside_the_quote_gives_changed_with_the_new_wording():
     new_text = TEXT.replace("would rise by 4%", "would rise by 5%")
     result = carry(TEXT, new_text, QUOTE)

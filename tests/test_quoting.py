@@ -295,6 +295,25 @@ def test_a_changed_quotation_flags_its_claims_until_a_person_confirms_it(editor)
     assert claim.updated_at > flagged_at  # its pages, public copies included, change with it
 
 
+def test_a_quotation_whose_lines_were_wrapped_anew_is_followed_without_a_flag():
+    piece = PieceUnderCheckFactory()
+    old = SourceVersionFactory(
+        source=piece, text="Intro. Exports grew by twelve percent in the third quarter. Outro."
+    )
+    claim = ClaimFactory(
+        case__source_under_check=piece,
+        quotation=quoted(old, "Exports grew by twelve percent in the third quarter."),
+    )
+
+    new = new_version(piece, "Intro. Exports grew by twelve\npercent in the third\nquarter. Outro.")
+
+    claim.refresh_from_db()
+    assert Reanchoring.objects.get(version=new).status == AnchoringStatus.MOVED
+    assert claim.quotation.version == new
+    assert claim.quotation.exact == "Exports grew by twelve\npercent in the third\nquarter."
+    assert claim.needs_attention == ""
+
+
 def test_claims_follow_quotations_found_word_for_word():
     piece = PieceUnderCheckFactory()
     old = SourceVersionFactory(source=piece, text="One claim here.")
