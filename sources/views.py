@@ -79,8 +79,11 @@ def source_detail_view(request, pk):
         # Only the page's poll asks for the panel by GET. Its last answer, once
         # every version is settled, brings the finder the page lacked meanwhile.
         current = context["current"]
-        if current is not None and current.is_ready and not context["extracting"]:
-            context |= {"finder": QuoteFinderForm(), "finder_arrives": True}
+        if not context["extracting"]:
+            # The poll's last answer: it says how the upload it waited for ended.
+            context["settled"] = max(context["versions"], key=lambda version: version.number)
+            if current is not None and current.is_ready:
+                context |= {"finder": QuoteFinderForm(), "finder_arrives": True}
         return render(request, "sources/source_detail.html#version-panel", context)
     context |= {"upload": upload_form(), "finder": QuoteFinderForm()}
     return render(request, "sources/source_detail.html", context)

@@ -1,5 +1,6 @@
 """Uploading sources in the browser: real multipart uploads through Django's upload handling."""
 
+import lxml.html
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import override_settings
@@ -283,6 +284,34 @@ def test_the_poll_that_finds_the_text_ready_brings_the_quote_finder_too(editor_c
     assert "Quote finder" in fragment.text
     finder_url = reverse("sources:quote_finder", args=[source.pk, version.number])
     assert f'hx-get="{finder_url}"' in fragment.text
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (b"Waiting words.", "Version 1: its text is ready to read and quote."),
+        (b"%PDF-1.4 not a real PDF", "Version 1: failed. "),
+    ],
+)
+def test_the_poll_that_finds_the_upload_settled_says_how_it_ended(editor_client, content, said):
+    # The panel is replaced whole, so its own text is not read out: announce.js reads
+    # data-announce to the page's one live region.
+    source = SourceFactory()
+    with override_settings(TASKS=QUEUED_ONLY):
+        version, _ = source_version_upload(
+            source=source, content=content, filename="upload", actor=None
+        )
+    poll = {"HX-Request": "true", "HX-Target": "version-panel"}
+    assert "data-announce" not in editor_client.get(source.get_absolute_url(), headers=poll).text
+
+    extract_source_version.call(version.pk)
+    last = editor_client.get(source.get_absolute_url(), headers=poll)
+
+    panel = lxml.html.fragment_fromstring(last.text, create_parent="div").get_element_by_id(
+        "version-panel"
+    )
+    assert panel.get("data-announce").startswith(said)
+    assert 'role="status"' not in last.text.split("</table>", 1)[0]
 
 
 def test_a_poll_that_goes_on_does_not_replace_the_quote_finder(editor_client):
