@@ -21,7 +21,7 @@ from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.utils import timezone
 
-from claims.models import Claim, ClaimStatus, Decision
+from claims.models import Case, CaseStatus, Claim, ClaimStatus, Decision
 from factcheck.audit import record
 from factcheck.roles import is_editor, is_reviewer
 
@@ -280,4 +280,23 @@ def claim_transition(*, claim, action, actor, reason="", decision_of=None):
         target=claim,
         changes={"status": [old, claim.status], **({"reason": reason} if reason else {})},
     )
+    if transition.target == ClaimStatus.PUBLISHED:
+        _case_published_with(claim, actor=actor)
     return claim
+
+
+def _case_published_with(claim, *, actor):
+    """
+    An open case is published with its first published claim: its public page
+    is live from then on, and the desk says so. An archived case stays archived.
+    """
+    opened = Case.objects.filter(pk=claim.case_id, status=CaseStatus.OPEN)
+    if opened.update(
+        status=CaseStatus.PUBLISHED, published_at=claim.published_at, updated_at=timezone.now()
+    ):
+        record(
+            actor=actor,
+            action="case.publish",
+            target=Case.objects.get(pk=claim.case_id),
+            changes={"status": [CaseStatus.OPEN, CaseStatus.PUBLISHED], "with_claim": claim.pk},
+        )

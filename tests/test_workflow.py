@@ -1,14 +1,16 @@
 """The claim's state machine, sign-off by digest, and edits that never overwrite."""
 
+import importlib
 import itertools
 
 import pytest
+from django.apps import apps as django_apps
 from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.forms.models import model_to_dict
 from django.test import RequestFactory
 
-from claims.models import Claim, ClaimStatus, Decision, ReviewAssignment
+from claims.models import Case, CaseStatus, Claim, ClaimStatus, Decision, ReviewAssignment
 from claims.services import (
     EditConflict,
     claim_submit_for_review,
@@ -244,6 +246,65 @@ def test_a_claim_whose_verdict_was_cleared_in_review_is_neither_approved_nor_pub
     with pytest.raises(TransitionRefused, match="cannot be published: it needs a verdict"):
         claim_transition(claim=claim, action=Action.PUBLISH, actor=editor)
     assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.APPROVED
+
+
+def publish(claim, editor):
+    in_state(claim, "approved")
+    claim.assignments.update(
+        decision=Decision.APPROVED, decided_at=claim.updated_at, signed_digest=claim_digest(claim)
+    )
+    return claim_transition(claim=claim, action=Action.PUBLISH, actor=editor)
+
+
+def test_an_open_case_is_published_with_its_first_published_claim(ready_claim, editor):
+    case = ready_claim.case
+    assert case.status == CaseStatus.OPEN
+    later = ClaimFactory(
+        case=case,
+        author=editor,
+        verdict=RatingFactory(),
+        quotation=QuotationFactory(version=ready_claim.quotation.version, exact="467 seconds"),
+    )
+    EvidenceFactory(claim=later, quotation=QuotationFactory())
+    reviewer_assign(claim=later, reviewer=ReviewerFactory(), editor=editor)
+
+    first = publish(ready_claim, editor)
+    case.refresh_from_db()
+    assert case.status == CaseStatus.PUBLISHED
+    assert case.published_at == first.published_at
+    assert AuditEvent.objects.filter(action="case.publish", target_id=str(case.pk)).count() == 1
+
+    publish(later, editor)
+    case.refresh_from_db()
+    assert case.published_at == first.published_at
+    assert AuditEvent.objects.filter(action="case.publish").count() == 1
+
+
+def test_an_archived_case_stays_archived_when_a_claim_of_it_is_published(ready_claim, editor):
+    Case.objects.filter(pk=ready_claim.case_id).update(status=CaseStatus.ARCHIVED)
+
+    publish(ready_claim, editor)
+
+    assert Case.objects.get(pk=ready_claim.case_id).status == CaseStatus.ARCHIVED
+
+
+def test_cases_published_before_the_rule_take_their_first_claims_date():
+    migration = importlib.import_module("claims.migrations.0012_cases_published_with_their_claims")
+    published = ClaimFactory(status="published", published_at="2026-03-01T09:00:00Z")
+    ClaimFactory(
+        case=published.case,
+        quotation=QuotationFactory(version=published.quotation.version, exact="467 seconds"),
+        status="published",
+        published_at="2026-05-01T09:00:00Z",
+    )
+    unpublished = ClaimFactory()
+
+    migration.publish_cases_with_published_claims(django_apps, None)
+
+    case = Case.objects.get(pk=published.case_id)
+    assert case.status == CaseStatus.PUBLISHED
+    assert case.published_at.isoformat() == "2026-03-01T09:00:00+00:00"
+    assert Case.objects.get(pk=unpublished.case_id).status == CaseStatus.OPEN
 
 
 # Separation of duties.
