@@ -208,10 +208,10 @@ class SourceVersion(models.Model):
     class Meta:
         ordering = ["source", "number"]
         get_latest_by = "number"
+        # The same bytes may come again: a source changed and then put back is
+        # recorded as it happened (sources.services.source_version_upload).
+        indexes = [models.Index(fields=["source", "sha256"], name="sourceversion_source_sha256")]
         constraints = [
-            models.UniqueConstraint(
-                fields=["source", "sha256"], name="sourceversion_sha256_unique_per_source"
-            ),
             models.UniqueConstraint(
                 fields=["source", "number"], name="sourceversion_number_unique_per_source"
             ),

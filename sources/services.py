@@ -115,14 +115,16 @@ def check_upload(content, filename=""):
 def source_version_upload(*, source, content, filename, actor):
     """
     Store uploaded ``content`` as the next version of ``source`` and queue its
-    text extraction. Returns ``(version, created)``: bytes the source already
-    has (same SHA-256) give back that version instead of a duplicate.
+    text extraction. Returns ``(version, created)``: the bytes of the latest
+    version again (same SHA-256) give back that version instead of a duplicate.
+    The bytes of an earlier version are a new version: the source went back to
+    them (an edit undone), and its record must say so.
     Raises ValidationError for content that cannot be accepted.
     """
     media_type = check_upload(content, filename)
-    existing = source.versions.filter(sha256=SourceVersion.digest(content)).first()
-    if existing:
-        return existing, False
+    latest = _latest_with_same_bytes(source, content)
+    if latest is not None:
+        return latest, False
     version = _store_version(
         source=source, content=content, media_type=media_type, filename=filename, actor=actor
     )
@@ -145,9 +147,9 @@ def source_version_create_from_text(
     created)``; the same text again gives back the existing version.
     """
     content = text.encode("utf-8")
-    existing = source.versions.filter(sha256=SourceVersion.digest(content)).first()
-    if existing:
-        return existing, False
+    latest = _latest_with_same_bytes(source, content)
+    if latest is not None:
+        return latest, False
     if not text.strip():
         raise ValidationError("The text is empty: there is nothing to quote.", code="empty")
     version = _store_version(
@@ -165,6 +167,21 @@ def source_version_create_from_text(
     return version, True
 
 
+def _latest_with_same_bytes(source, content):
+    """``source``'s latest version if ``content`` is its bytes, else None."""
+    latest = source.versions.order_by("-number").first()
+    return latest if latest is not None and latest.sha256 == SourceVersion.digest(content) else None
+
+
+def earlier_version_with_same_bytes(version):
+    """The latest version before ``version`` with the same bytes: the one it went back to."""
+    return (
+        version.source.versions.filter(sha256=version.sha256, number__lt=version.number)
+        .order_by("-number")
+        .first()
+    )
+
+
 def _store_version(*, source, content, media_type, filename, actor, **extraction):
     # Lock the source so that two uploads cannot both take the next number.
     Source.objects.select_for_update().filter(pk=source.pk).first()
@@ -179,8 +196,13 @@ def _store_version(*, source, content, media_type, filename, actor, **extraction
         uploaded_by=acting_user(actor),
         **extraction,
     )
-    # The storage name comes from the digest (see version_upload_to), never the user.
-    version.file.save("upload", ContentFile(content), save=False)
+    # The storage name comes from the digest (see version_upload_to), never the user;
+    # bytes the source had before are already stored under it.
+    earlier = source.versions.filter(sha256=version.sha256).exclude(file="").first()
+    if earlier is not None and earlier.file.storage.exists(earlier.file.name):
+        version.file.name = earlier.file.name
+    else:
+        version.file.save("upload", ContentFile(content), save=False)
     version.save()
     if version.is_ready:
         index_version_text(version)

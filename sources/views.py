@@ -18,6 +18,7 @@ from sources.highlighting import offset_in_text
 from sources.models import Reanchoring, Source, SourceVersion
 from sources.selectors import passage_occurrences, source_by_pk, source_list, source_reader
 from sources.services import (
+    earlier_version_with_same_bytes,
     quotation_create_from_selection,
     reanchoring_confirm,
     source_create,
@@ -102,12 +103,18 @@ def version_upload_view(request, pk):
             actor=request.user,
         )
         if created:
-            messages.success(request, f"Version {version.number} uploaded; extracting its text.")
+            said = f"Version {version.number} uploaded; extracting its text."
+            if earlier := earlier_version_with_same_bytes(version):
+                said += (
+                    f" Its bytes are those of version {earlier.number} (same SHA-256): "
+                    "the source went back to them."
+                )
+            messages.success(request, said)
         else:
             messages.info(
                 request,
-                f"These exact bytes are already version {version.number} (same SHA-256); "
-                "no new version was made.",
+                f"These exact bytes are already the latest version, {version.number} "
+                "(same SHA-256); no new version was made.",
             )
         # No fragment: htmx would treat a same-page #anchor as no navigation at all.
         return redirect_to(request, source.get_absolute_url())

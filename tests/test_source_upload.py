@@ -165,7 +165,30 @@ def test_the_same_bytes_again_lead_to_the_existing_version(editor_client):
     )
 
     assert source.versions.count() == 1
-    assert "already version 1" in response.text
+    assert "already the latest version, 1" in response.text
+
+
+def test_an_earlier_versions_bytes_again_are_a_new_version_that_says_so(editor_client):
+    # Changed, then put back: what the source says now is version 1's text again,
+    # and its record keeps both steps.
+    source = SourceFactory()
+    url = reverse("sources:version_upload", args=[source.pk])
+    editor_client.post(url, {"file": upload("a.txt", b"Growth was 3 percent.")})
+    editor_client.post(url, {"file": upload("b.txt", b"Growth was 4 percent.")})
+
+    response = editor_client.post(
+        url, {"file": upload("c.txt", b"Growth was 3 percent.")}, follow=True
+    )
+
+    first, _second, third = source.versions.order_by("number")
+    assert third.number == 3
+    assert third.sha256 == first.sha256
+    assert third.file.name == first.file.name  # stored once
+    assert source.latest_version == third
+    assert third.extracted_text == "Growth was 3 percent."
+    assert (
+        "Version 3 uploaded; extracting its text. Its bytes are those of version 1" in response.text
+    )
 
 
 def test_uploading_to_an_existing_source_makes_the_next_version(editor_client):

@@ -87,11 +87,12 @@ def test_a_version_cannot_be_deleted():
     assert SourceVersion.objects.filter(pk=version.pk).exists()
 
 
-def test_the_database_refuses_the_same_digest_twice_for_one_source():
+def test_the_database_refuses_a_second_version_with_the_same_number():
+    # The same bytes may come again (a source put back as it was), as a new number.
     version = SourceVersionFactory()
     duplicate = SourceVersion(
         source=version.source,
-        number=2,
+        number=1,
         file="sources/duplicate.txt",
         media_type=version.media_type,
         byte_size=version.byte_size,
