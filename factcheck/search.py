@@ -47,6 +47,11 @@ HEADLINE_SQL = (
 #: The GIN index on the stored document (migration 0006).
 DOCUMENT_INDEX = "factcheck_searchentry_document"
 WORD = re.compile(r"\w+", re.UNICODE)
+#: What a query's words are: a number written with its decimal point or
+#: thousands separators ("4.2", "2,000") stays one term, so that it matches only
+#: where its digits stand together (FTS5 reads it as a phrase; PostgreSQL's
+#: parser keeps a decimal whole), not wherever "4" and "2" both appear.
+TERM = re.compile(r"\d+(?:[.,]\d+)+|\w+", re.UNICODE)
 MAX_EXPECTED_PAGE = 10_000
 
 
@@ -146,7 +151,7 @@ class SearchResults:
 
     def __init__(self, query, claim_ids=None):
         self.query = query
-        self.terms = WORD.findall(query)
+        self.terms = TERM.findall(query)
         self.claim_ids = claim_ids
         self._count = None
         self._expected = None

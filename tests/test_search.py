@@ -135,6 +135,34 @@ def test_every_word_must_match():
     assert search("tokens H100").count() == 0
 
 
+@pytest.mark.parametrize(
+    ("query", "found"),
+    [
+        ("4.2 billion", {"decimal"}),
+        ("4.2", {"decimal"}),
+    ],
+)
+def test_a_number_with_a_decimal_point_matches_only_where_its_digits_stand_together(query, found):
+    versions = {
+        "apart": SourceVersionFactory(text="The 4 agencies together spent 2 billion on advice."),
+        "decimal": SourceVersionFactory(text="The agencies spent 4.2 billion on advice."),
+    }
+    names = {version.source_id: name for name, version in versions.items()}
+
+    hits = search(query)[0:10]
+
+    assert {names[hit.object_id] for hit in hits} == found
+
+
+def test_a_number_with_a_thousands_separator_is_one_term_on_sqlite():
+    if connection.vendor != "sqlite":
+        pytest.skip("FTS5 reads a quoted term as a phrase; PostgreSQL's parser splits 2,000")
+    SourceVersionFactory(text="Some 5,000 readers and 2 editors wrote 900 notes.")
+    wanted = SourceVersionFactory(text="Some 2,000 readers wrote in.")
+
+    assert [hit.object_id for hit in search("2,000")[0:10]] == [wanted.source_id]
+
+
 def test_query_syntax_in_the_users_words_is_harmless():
     SourceVersionFactory(text="A plain sentence.")
 
