@@ -739,6 +739,21 @@ def test_a_refused_decision_form_on_content_changed_meanwhile_says_the_claim_cha
     assert claim.assignments.get().decision == Decision.PENDING
 
 
+def test_the_review_page_leads_to_the_claims_discussion_which_the_reviewer_can_read(
+    client, editor, claim
+):
+    reviewer = ready_for_review(claim, editor)
+    claim_submit_for_review(claim=claim, editor=editor)
+    client.force_login(reviewer)
+
+    review = client.get(reverse("claims:review", args=[claim.assignments.get().pk]))
+    discussion = client.get(claim.get_absolute_url())
+
+    assert f'href="{claim.get_absolute_url()}#comments"' in review.text
+    assert discussion.status_code == 200
+    assert 'id="comments"' in discussion.text
+
+
 def test_another_reviewers_assignment_is_not_found(client, claim):
     assignment = ReviewAssignmentFactory(claim=claim)
     client.force_login(ReviewerFactory())
