@@ -180,7 +180,7 @@ class AssignForm(forms.Form):
             )
             if assigned is not None:
                 del self.errors["reviewer"]
-                self.add_error("reviewer", reviewer_already_assigned(assigned.reviewer))
+                self.add_error("reviewer", reviewer_already_assigned(reviewer=assigned.reviewer))
         return super().clean()
 
     def clean_due_on(self):

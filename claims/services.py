@@ -198,8 +198,7 @@ def evidence_remove(*, evidence, editor):
     signoffs_revalidate(claim=claim, reason="evidence was removed", actor=editor)
 
 
-@transaction.atomic
-def reviewer_already_assigned(reviewer):
+def reviewer_already_assigned(*, reviewer):
     """The refusal of a second assignment of ``reviewer`` to the same claim."""
     return ValidationError(
         "%(name)s is already assigned to review this claim.",
@@ -208,6 +207,7 @@ def reviewer_already_assigned(reviewer):
     )
 
 
+@transaction.atomic
 def reviewer_assign(*, claim, reviewer, editor, due_on=None):
     """
     Ask ``reviewer`` (a member of Reviewer, not the claim's author) to review
@@ -220,7 +220,7 @@ def reviewer_assign(*, claim, reviewer, editor, due_on=None):
     _lock_claim(claim)
     _refuse_if_read_only(claim)
     if claim.assignments.filter(reviewer=reviewer).exists():
-        raise reviewer_already_assigned(reviewer)
+        raise reviewer_already_assigned(reviewer=reviewer)
     assignment = ReviewAssignment(
         claim=claim, reviewer=reviewer, assigned_by=acting_user(editor), due_on=due_on
     )
@@ -257,22 +257,31 @@ def claim_submit_for_review(*, claim, editor):
     return claim
 
 
-CLAIM_CHANGED_WHILE_READING = (
-    "The claim changed while you were reading it. Read the current version and decide again."
-)
-
-
-def review_closed_reason(claim):
-    """Why a decision on ``claim``, which has left review, was not recorded."""
+def review_refusal(*, claim, digest_seen):
+    """
+    Why a decision on ``claim``, made on the content whose digest is
+    ``digest_seen``, cannot be recorded now (a ValidationError), or None: the
+    claim has left review, or its content changed since it was read.
+    """
     if claim.status == ClaimStatus.CHANGES_REQUESTED:
-        return (
+        return ValidationError(
             "Another reviewer has requested changes, so the claim is back with its editor and "
-            "your decision was not recorded. You will be asked again when it returns to review."
+            "your decision was not recorded. You will be asked again when it returns to review.",
+            code="not_in_review",
         )
-    return (
-        f"The claim is no longer in review (it is {claim.get_status_display().lower()}), "
-        "so your decision was not recorded."
-    )
+    if claim.status != ClaimStatus.IN_REVIEW:
+        return ValidationError(
+            f"The claim is no longer in review (it is {claim.get_status_display().lower()}), "
+            "so your decision was not recorded.",
+            code="not_in_review",
+        )
+    if digest_seen != claim_digest(claim):
+        return ValidationError(
+            "The claim changed while you were reading it. Read the current version and "
+            "decide again.",
+            code="stale",
+        )
+    return None
 
 
 @transaction.atomic
@@ -293,11 +302,9 @@ def review_decide(*, assignment, reviewer, decision, comment="", digest_seen):
         raise ValidationError("The claim's author cannot review it.", code="author")
     if not can_sign_off(reviewer, assignment):
         raise ValidationError("Only a member of Reviewer can sign off.", code="not_assigned")
-    if claim.status != ClaimStatus.IN_REVIEW:
-        raise ValidationError(review_closed_reason(claim), code="not_in_review")
+    if refusal := review_refusal(claim=claim, digest_seen=digest_seen):
+        raise refusal
     digest = claim_digest(claim)
-    if digest_seen != digest:
-        raise ValidationError(CLAIM_CHANGED_WHILE_READING, code="stale")
     if decision == Decision.APPROVED and (missing := claim_missing(claim)):
         raise ValidationError(
             "You cannot approve the claim as it stands: it needs "

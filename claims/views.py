@@ -63,7 +63,6 @@ from claims.selectors import (
     review_rows,
 )
 from claims.services import (
-    CLAIM_CHANGED_WHILE_READING,
     EDITABLE_FIELDS,
     READ_ONLY_STATES,
     EditConflict,
@@ -74,8 +73,8 @@ from claims.services import (
     comment_add,
     evidence_add,
     evidence_remove,
-    review_closed_reason,
     review_decide,
+    review_refusal,
     reviewer_assign,
 )
 from claims.workflow import Action, allowed_actions, claim_content, claim_digest, claim_transition
@@ -764,11 +763,9 @@ def review_view(request, assignment_pk):
             else:
                 messages.success(request, "Your decision is recorded.")
                 return redirect("claims:my_reviews")
-        elif claim.status != ClaimStatus.IN_REVIEW:
-            form.add_error(None, review_closed_reason(claim))
-        elif request.POST.get("digest", "") != digest:
+        elif refusal := review_refusal(claim=claim, digest_seen=request.POST.get("digest", "")):
             # Said with the form's own errors: the page now shows other content than was read.
-            form.add_error(None, CLAIM_CHANGED_WHILE_READING)
+            form.add_error(None, refusal)
         status = 422
     context = {
         "assignment": assignment,
@@ -777,7 +774,9 @@ def review_view(request, assignment_pk):
         "digest": digest,
         "form": form,
         "content": claim_content(claim),
-        "review_closed": claim.status != ClaimStatus.IN_REVIEW,
+        # Closed as read, or found closed when the decision was refused (a change meanwhile).
+        "review_closed": claim.status != ClaimStatus.IN_REVIEW
+        or form.has_error(NON_FIELD_ERRORS, "not_in_review"),
     }
     return render(request, "claims/review.html", context, status=status)
 

@@ -48,9 +48,10 @@ HEADLINE_SQL = (
 DOCUMENT_INDEX = "factcheck_searchentry_document"
 WORD = re.compile(r"\w+", re.UNICODE)
 #: What a query's words are: a number written with its decimal point or
-#: thousands separators ("4.2", "2,000") stays one term, so that it matches only
-#: where its digits stand together (FTS5 reads it as a phrase; PostgreSQL's
-#: parser keeps a decimal whole), not wherever "4" and "2" both appear.
+#: thousands separators ("4.2", "2,000") stays one term, not two words that
+#: match wherever a "4" and a "2" appear. FTS5 reads it as a phrase (its digit
+#: groups next to each other, whatever stands between them: "4.2", "4 2");
+#: PostgreSQL's parser keeps a decimal whole, while it still splits "2,000".
 TERM = re.compile(r"\d+(?:[.,]\d+)+|\w+", re.UNICODE)
 MAX_EXPECTED_PAGE = 10_000
 
@@ -337,7 +338,7 @@ def _headlines(query, bodies):
     word turns up (its match is spelled unlike the query word: "dying" stands
     for "die") gets ``ts_headline``'s.
     """
-    heads = {term.lower()[:3] for term in WORD.findall(query)}
+    heads = {term.lower()[:3] for term in TERM.findall(query)}
     # Every word that begins as a query word does, whatever its case.
     candidate = re.compile(
         r"(?<!\w)(?:" + "|".join(map(re.escape, sorted(heads))) + r")\w*", re.IGNORECASE

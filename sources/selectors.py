@@ -158,3 +158,12 @@ def passage_occurrences(version, passage, *, limit=50):
         }
         for start, end in anchoring.find_words(text, passage, limit)
     ]
+
+
+def earlier_version_with_same_bytes(version):
+    """The latest version before ``version`` with the same bytes: the one it went back to."""
+    return (
+        version.source.versions.filter(sha256=version.sha256, number__lt=version.number)
+        .order_by("-number")
+        .first()
+    )

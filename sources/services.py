@@ -122,6 +122,8 @@ def source_version_upload(*, source, content, filename, actor):
     Raises ValidationError for content that cannot be accepted.
     """
     media_type = check_upload(content, filename)
+    # Locked before looking: two uploads of the same bytes must not both find them new.
+    _lock_source(source)
     latest = _latest_with_same_bytes(source, content)
     if latest is not None:
         return latest, False
@@ -144,9 +146,10 @@ def source_version_create_from_text(
     Store ``text`` as a new version of ``source`` whose extracted text is the text
     itself, ready to quote at once (used for seeding); quotations of the previous
     version are carried over as after an extraction. Returns ``(version,
-    created)``; the same text again gives back the existing version.
+    created)``; the latest version's text again gives back that version.
     """
     content = text.encode("utf-8")
+    _lock_source(source)
     latest = _latest_with_same_bytes(source, content)
     if latest is not None:
         return latest, False
@@ -167,24 +170,20 @@ def source_version_create_from_text(
     return version, True
 
 
+def _lock_source(source):
+    """Lock ``source``'s row until the transaction ends: one upload at a time takes a number."""
+    Source.objects.select_for_update().filter(pk=source.pk).first()
+
+
 def _latest_with_same_bytes(source, content):
     """``source``'s latest version if ``content`` is its bytes, else None."""
     latest = source.versions.order_by("-number").first()
     return latest if latest is not None and latest.sha256 == SourceVersion.digest(content) else None
 
 
-def earlier_version_with_same_bytes(version):
-    """The latest version before ``version`` with the same bytes: the one it went back to."""
-    return (
-        version.source.versions.filter(sha256=version.sha256, number__lt=version.number)
-        .order_by("-number")
-        .first()
-    )
-
-
 def _store_version(*, source, content, media_type, filename, actor, **extraction):
-    # Lock the source so that two uploads cannot both take the next number.
-    Source.objects.select_for_update().filter(pk=source.pk).first()
+    # Two uploads must not both take the next number.
+    _lock_source(source)
     number = (source.versions.aggregate(last=Max("number"))["last"] or 0) + 1
     version = SourceVersion(
         source=source,

@@ -16,9 +16,14 @@ from sources import anchoring
 from sources.forms import QuoteFinderForm, SelectionForm, SourceForm, UploadForm
 from sources.highlighting import offset_in_text
 from sources.models import Reanchoring, Source, SourceVersion
-from sources.selectors import passage_occurrences, source_by_pk, source_list, source_reader
-from sources.services import (
+from sources.selectors import (
     earlier_version_with_same_bytes,
+    passage_occurrences,
+    source_by_pk,
+    source_list,
+    source_reader,
+)
+from sources.services import (
     quotation_create_from_selection,
     reanchoring_confirm,
     source_create,
@@ -82,7 +87,9 @@ def source_detail_view(request, pk):
         current = context["current"]
         if not context["extracting"]:
             # The poll's last answer: it says how the upload it waited for ended.
-            context["settled"] = max(context["versions"], key=lambda version: version.number)
+            context["settled"] = max(
+                context["versions"], key=lambda version: version.number, default=None
+            )
             if current is not None and current.is_ready:
                 context |= {"finder": QuoteFinderForm(), "finder_arrives": True}
         return render(request, "sources/source_detail.html#version-panel", context)
@@ -154,9 +161,10 @@ def quotation_create_view(request, pk, number):
             "quote_error": error,
             "new_quotation": quotation,
         }
-        if status == 409:
+        if status == 409 and context["current"] is not None and context["current"].is_ready:
             # The quote finder, outside the panel, searched the replaced version:
             # it comes again for the current one, with the words it was given.
+            # (A current version still being read brings it later, with the poll.)
             context |= {
                 "finder": QuoteFinderForm(initial={"q": request.POST.get("q", "")}),
                 "finder_arrives": True,

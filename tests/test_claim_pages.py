@@ -710,6 +710,42 @@ def test_a_decision_after_another_reviewer_sent_the_claim_back_keeps_the_comment
     assert not claim.comments.filter(body="Looks right to me.").exists()
 
 
+def test_a_decision_on_a_claim_sent_back_between_the_page_and_the_post_shows_it_closed(
+    client, editor, claim, monkeypatch
+):
+    # The view read the claim in review; another reviewer's request for changes
+    # lands before the decision is recorded, and the service refuses it.
+    from claims import views
+
+    first = ready_for_review(claim, editor)
+    second = ReviewerFactory()
+    reviewer_assign(claim=claim, reviewer=second, editor=editor)
+    claim_submit_for_review(claim=claim, editor=editor)
+    digest = claim_digest(Claim.objects.get(pk=claim.pk))
+
+    def decide_after_the_other_reviewer(**kwargs):
+        review_decide(
+            assignment=claim.assignments.get(reviewer=first),
+            reviewer=first,
+            decision=Decision.CHANGES_REQUESTED,
+            comment="Cite the table.",
+            digest_seen=digest,
+        )
+        return review_decide(**kwargs)
+
+    monkeypatch.setattr(views, "review_decide", decide_after_the_other_reviewer)
+    client.force_login(second)
+    response = client.post(
+        reverse("claims:review", args=[claim.assignments.get(reviewer=second).pk]),
+        {"decision": "approved", "comment": "Looks right to me.", "digest": digest},
+    )
+
+    assert response.status_code == 422
+    assert "Another reviewer has requested changes" in response.text
+    assert "Record decision" not in response.text
+    assert 'id="unposted-comment" readonly rows="4">Looks right to me.</textarea>' in response.text
+
+
 def test_a_refused_decision_form_on_content_changed_meanwhile_says_the_claim_changed(
     client, editor, claim
 ):

@@ -97,6 +97,26 @@ def test_a_refused_finder_quotation_brings_the_finder_for_the_newer_version_with
     assert not old.quotations.exists()
 
 
+def test_a_finder_quotation_refused_while_the_newer_version_is_read_leaves_the_finder(
+    editor_client,
+):
+    # Nothing can be searched yet: the finder keeps its words until the poll brings
+    # the new version's.
+    old = SourceVersionFactory(text="The mayor said 2.6 times.")
+    pdf = sample_files.make_text_pdf(["The mayor said 2.7 times."])
+    with override_settings(TASKS=QUEUED_ONLY):
+        source_version_upload(source=old.source, content=pdf, filename="v2.pdf", actor=None)
+
+    response = editor_client.post(
+        reverse("sources:quotation_create", args=[old.source_id, old.number]),
+        {"q": "mayor said", "start": 4, "end": 14, "selected_text": "mayor said"},
+        headers={"HX-Request": "true"},
+    )
+
+    assert response.status_code == 409
+    assert 'id="quote-finder"' not in response.text
+
+
 def test_quoting_the_old_version_while_a_newer_one_is_read_waits_for_it(editor_client):
     old = SourceVersionFactory(text="The mayor said 2.6 times.")
     pdf = sample_files.make_text_pdf(["The mayor said 2.7 times."])

@@ -16,16 +16,20 @@ from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
+from claims import notifications
 from claims.models import Claim, ClaimStatus, Decision, ReviewAssignment
 from claims.services import claim_submit_for_review, evidence_add, review_decide, reviewer_assign
 from claims.workflow import Action, claim_digest, claim_transition
 from factcheck.models import AuditEvent
+from sources.models import Source
+from sources.services import source_version_upload
 from tests.factories import (
     ClaimFactory,
     EditorFactory,
     QuotationFactory,
     RatingFactory,
     ReviewerFactory,
+    SourceFactory,
 )
 from tests.migrated_rows import restore_data_migrations
 
@@ -207,3 +211,37 @@ def test_evidence_added_at_once_to_an_approved_claim_reopens_it_once_without_a_d
     assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.IN_REVIEW
     assert events(claim, "assignment.voided") == 1
     assert events(claim, "claim.reopen") == 1
+
+
+@needs_row_locks
+def test_the_same_bytes_uploaded_at_once_make_one_version():
+    source = SourceFactory()
+
+    results = at_once(
+        10,
+        lambda _i: source_version_upload(
+            source=Source.objects.get(pk=source.pk),
+            content=b"The same words, sent ten times at once.",
+            filename="same.txt",
+            actor=None,
+        )[1],
+    )
+
+    assert results.count(True) == 1, results
+    assert source.versions.count() == 1
+
+
+def test_assigning_a_reviewer_is_all_or_nothing(monkeypatch):
+    # Outside a test's own transaction: the service must open its own.
+    editor = EditorFactory()
+    claim = ClaimFactory(author=editor)
+
+    def mail_server_down(assignment):
+        raise ConnectionError("the mail server is down")
+
+    monkeypatch.setattr(notifications, "review_assigned", mail_server_down)
+    with pytest.raises(ConnectionError):
+        reviewer_assign(claim=claim, reviewer=ReviewerFactory(), editor=editor)
+
+    assert not ReviewAssignment.objects.filter(claim=claim).exists()
+    assert events(claim, "assignment.create") == 0

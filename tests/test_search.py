@@ -142,7 +142,7 @@ def test_every_word_must_match():
         ("4.2", {"decimal"}),
     ],
 )
-def test_a_number_with_a_decimal_point_matches_only_where_its_digits_stand_together(query, found):
+def test_a_decimal_number_is_searched_as_one_term_not_as_its_digits_anywhere(query, found):
     versions = {
         "apart": SourceVersionFactory(text="The 4 agencies together spent 2 billion on advice."),
         "decimal": SourceVersionFactory(text="The agencies spent 4.2 billion on advice."),
@@ -152,6 +152,17 @@ def test_a_number_with_a_decimal_point_matches_only_where_its_digits_stand_toget
     hits = search(query)[0:10]
 
     assert {names[hit.object_id] for hit in hits} == found
+
+
+def test_a_decimal_in_the_query_is_marked_and_linked_where_it_stands():
+    text = "The agencies spent 4.2 billion on advice, the report says."
+    version = SourceVersionFactory(text=text)
+    at = text.index("4.2")
+
+    (hit,) = search("4.2 billion")[0:10]
+
+    assert "<mark>4.2</mark>" in hit.snippet
+    assert hit.url == f"{version.source.get_absolute_url()}?at={at}#at-{at}-{at + 3}"
 
 
 def test_a_number_with_a_thousands_separator_is_one_term_on_sqlite():

@@ -337,6 +337,17 @@ def test_the_poll_that_finds_the_upload_settled_says_how_it_ended(editor_client,
     assert 'role="status"' not in last.text.split("</table>", 1)[0]
 
 
+def test_a_panel_asked_for_a_source_without_versions_is_answered(editor_client):
+    source = SourceFactory()
+
+    response = editor_client.get(
+        source.get_absolute_url(), headers={"HX-Request": "true", "HX-Target": "version-panel"}
+    )
+
+    assert response.status_code == 200
+    assert "Awaiting upload" in response.text
+
+
 def test_a_poll_that_goes_on_does_not_replace_the_quote_finder(editor_client):
     # The newest version is ready while an older one is still extracting: the
     # page polls on, and a finder swapped in every 2 s would wipe what is typed in it.
