@@ -192,6 +192,7 @@ def _refuse_if_retracted(claim):
 def correction_approve(*, correction, approver):
     """A second person, not the one who drafted it, approves a draft."""
     correction = _locked(correction)
+    _refuse_if_published(correction)
     if correction.status != CorrectionStatus.DRAFT:
         raise ValidationError("Only a draft can be approved.", code="not_draft")
     if not (is_editor(approver) or is_reviewer(approver)):
@@ -221,6 +222,7 @@ def correction_publish(*, correction, editor):
     """
     require_editor(editor, "publish a correction")
     correction = _locked(correction)
+    _refuse_if_published(correction)
     if correction.status != CorrectionStatus.APPROVED:
         raise ValidationError(
             "A correction is published once a second person has approved it.",
@@ -293,8 +295,25 @@ def _locked(correction):
     """``correction`` read afresh under a row lock; refused if it was discarded meanwhile."""
     locked = Correction.objects.select_for_update().filter(pk=correction.pk).first()
     if locked is None:
-        raise ValidationError("This correction was discarded meanwhile.", code="gone")
+        raise discarded_meanwhile()
     return locked
+
+
+def _refuse_if_published(correction):
+    # A stale page still offers the step: say what happened instead.
+    if correction.status == CorrectionStatus.PUBLISHED:
+        raise ValidationError(
+            f"This correction is already published, as entry {correction.sequence} of the "
+            "log: nothing was done.",
+            code="published",
+        )
+
+
+def discarded_meanwhile():
+    """The refusal of a step on a correction that is no longer there."""
+    return ValidationError(
+        "This correction was discarded meanwhile: nothing was done.", code="gone"
+    )
 
 
 @transaction.atomic

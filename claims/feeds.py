@@ -7,6 +7,7 @@ from django.utils.html import linebreaks
 
 from claims.models import CorrectionKind
 from claims.public import organisation, published_corrections
+from factcheck.shortcuts import without_control_characters
 
 FEED_ENTRIES = 50
 
@@ -14,12 +15,16 @@ FEED_ENTRIES = 50
 class CorrectionsFeed(Feed):
     description = "Corrections, clarifications and updates to our published fact-checks."
 
+    # XML 1.0 has no control characters: an entry published with one (pasted from a
+    # PDF before forms dropped them) must not take the whole feed down. The log and
+    # its hash chain keep the text as it was published.
+
     def title(self):
-        return f"{organisation().name}: corrections"
+        return without_control_characters(f"{organisation().name}: corrections")
 
     def author_name(self):
         # Atom requires an author for the feed (or for every entry): the desk's name.
-        return organisation().name
+        return without_control_characters(organisation().name)
 
     def link(self):
         return reverse("claims:corrections_log")
@@ -28,7 +33,7 @@ class CorrectionsFeed(Feed):
         return published_corrections()[:FEED_ENTRIES]
 
     def item_title(self, item):
-        return f"{item.get_kind_display()}: {item.claim or item.case}"
+        return without_control_characters(f"{item.get_kind_display()}: {item.claim or item.case}")
 
     def item_description(self, item):
         # What the log itself shows of an entry. Both formats carry the description
@@ -47,7 +52,7 @@ class CorrectionsFeed(Feed):
             parts.append(f"Verdict: {item.old_verdict.label}, withdrawn with the fact-check.")
         if item.supersedes:
             parts.append(f"Supersedes entry {item.supersedes.sequence}.")
-        return linebreaks("\n\n".join(parts), autoescape=True)
+        return linebreaks(without_control_characters("\n\n".join(parts)), autoescape=True)
 
     def item_link(self, item):
         return item.get_absolute_url()

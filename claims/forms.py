@@ -1,6 +1,6 @@
 from django import forms
 from django.contrib.auth import get_user_model
-from django.core.validators import slug_re
+from django.core.validators import MaxLengthValidator, slug_re
 from django.utils import timezone
 
 from claims.models import (
@@ -14,7 +14,7 @@ from claims.models import (
 )
 from claims.services import reviewer_already_assigned
 from factcheck.roles import EDITOR, REVIEWER
-from factcheck.shortcuts import id_or_none
+from factcheck.shortcuts import id_or_none, without_control_characters
 from factcheck.widgets import LongModelChoiceField
 from sources.models import Quotation, Source, SourceRole
 
@@ -238,8 +238,14 @@ class CaseForm(forms.ModelForm):
         )
 
 
+#: Each text of a correction at most: a log entry is read in full, in the log and every feed.
+CORRECTION_TEXT_CHARS = 5000
+
+
 class CorrectionForm(forms.ModelForm):
     """An editor's draft of a correction; published entries never come back to a form."""
+
+    TEXT_FIELDS = ("what_was_wrong", "what_is_right", "reason")
 
     report = forms.IntegerField(required=False, widget=forms.HiddenInput)
 
@@ -294,6 +300,11 @@ class CorrectionForm(forms.ModelForm):
             .select_related("claim", "case")
             .order_by("-sequence")
         )
+        for name in self.TEXT_FIELDS:
+            field = self.fields[name]
+            field.max_length = CORRECTION_TEXT_CHARS
+            field.validators.append(MaxLengthValidator(CORRECTION_TEXT_CHARS))
+            field.widget.attrs["maxlength"] = str(CORRECTION_TEXT_CHARS)
         self.fields["claim"].error_messages["invalid_choice"] = (
             "This claim cannot be corrected any more: it is no longer published, or its "
             "fact-check was retracted."
@@ -301,6 +312,14 @@ class CorrectionForm(forms.ModelForm):
         self.fields["supersedes"].label_from_instance = lambda entry: (
             f"Entry {entry.sequence}: {entry}"
         )
+
+    def clean(self):
+        cleaned = super().clean()
+        # Pasted from a PDF, they would reach the public feeds, which cannot carry them.
+        for name in self.TEXT_FIELDS:
+            if cleaned.get(name):
+                cleaned[name] = without_control_characters(cleaned[name])
+        return cleaned
 
 
 class ErrorReportForm(forms.Form):

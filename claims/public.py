@@ -171,12 +171,11 @@ def claim_review(claim, *, claim_url, organisation, scale):
         "datePublished": claim.published_at.date().isoformat(),
         "author": author,
         "reviewRating": rating,
-        "itemReviewed": {
-            "@type": "Claim",
-            "author": {"@type": "Organization", "name": claim.claimant or source.publisher},
-            "appearance": [appearance],
-        },
+        "itemReviewed": {"@type": "Claim", "appearance": [appearance]},
     }
+    # Who made the claim, when anyone is named: an empty name is worse than none.
+    if claimant := claim.claimant or source.publisher:
+        review["itemReviewed"]["author"] = {"@type": "Organization", "name": claimant}
     corrections = [
         {
             "@type": "CorrectionComment",

@@ -20,6 +20,7 @@ from claims.corrections import (
     correction_discard,
     correction_draft,
     correction_publish,
+    discarded_meanwhile,
 )
 from claims.figures import missing_figures
 from claims.forms import (
@@ -852,8 +853,11 @@ def correction_draft_view(request):
 @permission_required("claims.view_correction", raise_exception=True)
 @post_or_back_to("claims:corrections_desk")
 def correction_step_view(request, pk, step):
-    correction = get_object_or_404(Correction.objects.exclude(status="published"), pk=pk)
+    # Published or discarded meanwhile (another tab): the step refuses it and says so.
+    correction = Correction.objects.filter(pk=pk).first()
     try:
+        if correction is None:
+            raise discarded_meanwhile()
         if step == "approve":
             correction_approve(correction=correction, approver=request.user)
             messages.success(

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
+from django.db.models import Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from claims.models import Case, CaseStatus, Claim, ClaimStatus, Decision
@@ -291,8 +293,11 @@ def _case_published_with(claim, *, actor):
     is live from then on, and the desk says so. An archived case stays archived.
     """
     opened = Case.objects.filter(pk=claim.case_id, status=CaseStatus.OPEN)
+    # A case set back to open in the admin keeps the date it was first published.
     if opened.update(
-        status=CaseStatus.PUBLISHED, published_at=claim.published_at, updated_at=timezone.now()
+        status=CaseStatus.PUBLISHED,
+        published_at=Coalesce("published_at", Value(claim.published_at)),
+        updated_at=timezone.now(),
     ):
         record(
             actor=actor,

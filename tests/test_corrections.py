@@ -18,6 +18,7 @@ from claims.corrections import (
     correction_publish,
     verify_chain,
 )
+from claims.forms import CORRECTION_TEXT_CHARS
 from claims.models import (
     Claim,
     ClaimStatus,
@@ -288,6 +289,46 @@ def test_a_reviewer_may_approve_but_not_draft_or_publish(published_claim, editor
 # Through the desk's pages.
 
 
+def test_a_drafted_correction_loses_pasted_control_characters(client, editor, published_claim):
+    client.force_login(editor)
+
+    client.post(
+        reverse("claims:correction_draft"),
+        {
+            "case": published_claim.case_id,
+            "claim": published_claim.pk,
+            "kind": "correction",
+            "what_was_wrong": "We said 467\x0cseconds.",
+            "what_is_right": "The parts add up\x1b to 460 seconds.",
+        },
+    )
+
+    draft = Correction.objects.get()
+    assert draft.what_was_wrong == "We said 467 seconds."
+    assert draft.what_is_right == "The parts add up to 460 seconds."
+
+
+def test_a_correction_text_over_the_limit_is_refused_and_kept(client, editor, published_claim):
+    client.force_login(editor)
+    too_long = "word " * (CORRECTION_TEXT_CHARS // 5) + "over"
+
+    response = client.post(
+        reverse("claims:correction_draft"),
+        {
+            "case": published_claim.case_id,
+            "claim": published_claim.pk,
+            "kind": "correction",
+            "what_was_wrong": too_long,
+            "what_is_right": "The parts add up to 460 seconds.",
+        },
+    )
+
+    assert response.status_code == 422
+    assert f"has at most {CORRECTION_TEXT_CHARS} characters" in response.text
+    assert too_long.strip()[-30:] in response.text
+    assert not Correction.objects.exists()
+
+
 def test_the_desk_takes_a_correction_from_draft_to_the_public_log(client, editor, published_claim):
     client.force_login(editor)
     response = client.post(
@@ -336,13 +377,38 @@ def test_a_draft_with_missing_fields_keeps_what_was_typed(client, editor, publis
     assert not Correction.objects.exists()
 
 
-def test_a_published_entry_cannot_be_reached_by_the_desks_forms(client, editor, published_claim):
+def test_a_published_entry_is_refused_by_the_desks_forms_saying_why(
+    client, editor, published_claim
+):
+    # A stale tab still shows it as a draft or approved: the desk says what it is now.
     correction = publish(published_claim, editor)
     client.force_login(editor)
 
     for name in ("claims:correction_approve", "claims:correction_publish"):
-        assert client.post(reverse(name, args=[correction.pk])).status_code == 404
+        response = client.post(reverse(name, args=[correction.pk]))
+        assert response.status_code == 409
+        assert (
+            f"This correction is already published, as entry {correction.sequence} of the log"
+            in response.text
+        )
     assert Correction.objects.get(pk=correction.pk).sha256 == correction.sha256
+
+
+def test_a_step_on_a_correction_discarded_in_another_tab_says_so(client, editor, published_claim):
+    draft = correction_draft(
+        case=published_claim.case,
+        editor=editor,
+        kind="update",
+        what_was_wrong="a",
+        what_is_right="b",
+    )
+    correction_discard(correction=draft, editor=editor)
+    client.force_login(ReviewerFactory())
+
+    response = client.post(reverse("claims:correction_approve", args=[draft.pk]))
+
+    assert response.status_code == 409
+    assert "This correction was discarded meanwhile: nothing was done." in response.text
 
 
 def test_a_published_entry_is_read_only_in_the_admin(client, published_claim, editor):
@@ -555,7 +621,9 @@ def test_only_an_editor_discards_and_never_a_published_entry(client, published_c
     with pytest.raises(ValidationError, match="never removed"):
         correction_discard(correction=entry, editor=editor)
     client.force_login(editor)
-    assert client.post(reverse("claims:correction_discard", args=[entry.pk])).status_code == 404
+    refused_published = client.post(reverse("claims:correction_discard", args=[entry.pk]))
+    assert refused_published.status_code == 409
+    assert "A published entry is never removed" in refused_published.text
     assert Correction.objects.get(pk=entry.pk).sha256 == entry.sha256
 
 

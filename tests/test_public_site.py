@@ -22,6 +22,7 @@ from claims.corrections import (
 )
 from claims.models import Case, Claim, ClaimStatus, Correction, Rating
 from factcheck.models import Organisation
+from sources.models import Source
 from tests.factories import (
     CaseFactory,
     ClaimFactory,
@@ -128,6 +129,16 @@ def test_the_claim_review_markup_has_every_field(client, published_claim):
     assert item["appearance"][0]["headline"] == published_claim.quotation.version.source.title
 
 
+def test_a_claim_nobody_is_named_for_has_no_author_in_its_claimreview(client, published_claim):
+    Claim.objects.filter(pk=published_claim.pk).update(claimant="")
+    Source.objects.filter(pk=published_claim.quotation.version.source_id).update(publisher="")
+
+    review = claim_review_of(client.get(public_claim_url(published_claim)))
+
+    assert "author" not in review["itemReviewed"]
+    assert review["itemReviewed"]["appearance"]
+
+
 def test_a_script_tag_inside_a_claim_cannot_break_out_of_the_json_ld(client, published_claim):
     Claim.objects.filter(pk=published_claim.pk).update(
         statement="</script><script>alert(1)</script>"
@@ -178,6 +189,23 @@ def test_the_feeds_parse_as_atom_and_rss(client, published_claim):
         assert len(feed.entries) == 1
         assert feed.entries[0].link.endswith(entry.get_absolute_url())
         assert "460 seconds" in feed.entries[0].summary
+
+
+def test_an_entry_published_with_a_control_character_does_not_take_the_feeds_down(
+    client, published_claim
+):
+    # Published before forms dropped them: the entry never changes, so the feeds must cope.
+    PublishedCorrectionFactory(
+        case=published_claim.case, what_was_wrong="page 3\x0cpage 4", what_is_right="460\x07 s"
+    )
+
+    for name in ("claims:corrections_atom", "claims:corrections_rss"):
+        response = client.get(reverse(name))
+        feed = feedparser.parse(response.content)
+        assert response.status_code == 200
+        assert not feed.bozo
+        assert "page 3 page 4" in feed.entries[0].summary
+        assert "460 s" in feed.entries[0].summary
 
 
 def test_the_json_listing_carries_the_chain_head(client, published_claim):
