@@ -812,6 +812,10 @@ def corrections_desk_view(request, form=None, status=200):
         "report_handled": report_handled,
         "pending": pending,
         "can_draft": is_editor(request.user),
+        # Where corrections start: what readers reported and nobody has handled yet.
+        "open_reports": ErrorReport.objects.filter(status=ReportStatus.OPEN).count()
+        if request.user.has_perm("claims.view_errorreport")
+        else None,
     }
     return render(request, "claims/corrections_desk.html", context, status=status)
 
@@ -939,10 +943,17 @@ def report_error_view(request):
 
 @permission_required("claims.view_errorreport", raise_exception=True)
 def reports_inbox_view(request, refused=None, status=200):
-    """The reports, newest first; ``refused`` is a reply that could not be sent, kept."""
+    """
+    The open reports, newest first, or with ``?show=all`` the handled ones too;
+    ``refused`` is a reply that could not be sent, kept.
+    """
+    show_all = request.GET.get("show") == "all"
     reports = ErrorReport.objects.select_related("case", "claim", "handled_by", "correction")
+    open_count = reports.filter(status=ReportStatus.OPEN).count()
+    if not show_all:
+        reports = reports.filter(status=ReportStatus.OPEN)
     page = Paginator(reports, 25).get_page(request.GET.get("page"))
-    context = {"page": page, "refused": refused}
+    context = {"page": page, "refused": refused, "show_all": show_all, "open_count": open_count}
     return render(request, "claims/reports_inbox.html", context, status=status)
 
 

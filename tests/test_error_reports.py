@@ -273,3 +273,35 @@ def test_a_blank_reply_is_refused_without_an_empty_quote_of_it(client, editor):
     assert "Write a reply before closing the report." in response.text
     assert "What you wrote:" not in response.text
     assert ErrorReport.objects.get().status == ReportStatus.OPEN
+
+
+def test_the_inbox_shows_open_reports_naming_their_claim_and_the_handled_ones_on_request(
+    client, editor
+):
+    claim = ClaimFactory(statement="The compiler reached 1,111 tokens per second.")
+    ErrorReport.objects.create(
+        message="This one is open.", page_url="/x/", case=claim.case, claim=claim
+    )
+    handled = ErrorReport.objects.create(message="Handled already.", page_url="/y/")
+    report_close(report=handled, editor=editor, reply="Thanks, fixed.")
+    client.force_login(editor)
+
+    open_only = client.get(reverse("claims:reports_inbox"))
+    everything = client.get(reverse("claims:reports_inbox"), {"show": "all"})
+
+    assert "This one is open." in open_only.text
+    assert "Handled already." not in open_only.text
+    assert "1 open." in open_only.text
+    assert "About the claim “The compiler reached 1,111 tokens per second.”" in open_only.text
+    assert "Handled already." in everything.text
+
+
+def test_the_corrections_desk_counts_the_open_reports_and_leads_to_them(client, editor):
+    ErrorReport.objects.create(message="Open one.", page_url="/x/")
+    ErrorReport.objects.create(message="Open two.", page_url="/y/")
+    client.force_login(editor)
+
+    desk = client.get(reverse("claims:corrections_desk"))
+
+    assert f'<a href="{reverse("claims:reports_inbox")}">Readers\' reports</a>' in desk.text
+    assert "<strong>2 open</strong>" in desk.text
