@@ -79,6 +79,8 @@ class ClaimCreateForm(forms.Form):
     start = forms.IntegerField(min_value=0, widget=forms.HiddenInput)
     end = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
     selected_text = forms.CharField(strip=False, widget=forms.HiddenInput)
+    #: The version of the piece the page showed: a newer one since is said to be so.
+    version = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
     statement = forms.CharField(
         max_length=Claim._meta.get_field("statement").max_length,
         widget=forms.Textarea(attrs={"rows": 2}),

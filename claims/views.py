@@ -200,6 +200,12 @@ def claim_create_view(request, slug):
     case = get_object_or_404(Case.objects.select_related("source_under_check"), slug=slug)
     form = ClaimCreateForm(request.POST)
     version = case.source_under_check.latest_version
+    if form.is_valid() and form.cleaned_data["version"] and version is not None:
+        # Quoted from the version the page showed: one replaced since is refused, saying so.
+        version = (
+            case.source_under_check.versions.filter(number=form.cleaned_data["version"]).first()
+            or version
+        )
     if form.is_valid() and version is not None:
         try:
             with transaction.atomic():

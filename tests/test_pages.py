@@ -1,6 +1,7 @@
 import lxml.html
 import pytest
 from django.db import connection
+from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse, set_script_prefix
 from django.utils import timezone
@@ -9,7 +10,8 @@ from claims.models import Case, Claim, ClaimStatus, Rating
 from claims.selectors import case_claim_index, case_list, claim_status_summary, reviews_for
 from claims.views import CASES_PER_PAGE, CLAIMS_PER_PAGE, PASSAGE_MATCHES_SHOWN
 from sources.models import Source, SourceRole
-from sources.services import find_span
+from sources.services import find_span, source_version_create_from_text, source_version_upload
+from sources.tasks import extract_source_version
 from sources.views import SOURCES_PER_PAGE
 from tests.factories import (
     CaseFactory,
@@ -333,6 +335,66 @@ def test_a_claim_from_a_mismatched_selection_is_refused_and_keeps_the_statement(
     assert "does not match the stored text" in response.text
     assert "Kept words." in response.text
     assert Claim.objects.count() == count
+
+
+def test_a_claim_made_from_a_page_showing_a_replaced_version_says_so_and_keeps_the_statement(
+    editor_client, editor
+):
+    case = CaseFactory()
+    source_version_create_from_text(
+        source=case.source_under_check, text="The mayor said 2.6 times.", actor=None
+    )
+    source_version_create_from_text(
+        source=case.source_under_check, text="Updated. The mayor said 2.7 times.", actor=None
+    )
+
+    response = editor_client.post(
+        reverse("claims:claim_create", args=[case.slug]),
+        {
+            "start": 0,
+            "end": 14,
+            "selected_text": "The mayor said",
+            "version": 1,
+            "statement": "Kept words.",
+        },
+    )
+
+    assert response.status_code == 422
+    assert "Version 1 was replaced by version 2 after this page was opened" in response.text
+    assert "Kept words." in response.text
+    assert not case.claims.exists()
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (None, "is being read"),
+        (b"%PDF-1.4 not a real PDF", "could not be read: "),
+    ],
+)
+def test_a_case_whose_piece_has_no_readable_text_says_why_and_offers_no_claim_form(
+    editor_client, content, said
+):
+    case = CaseFactory()
+    with override_settings(
+        TASKS={"default": {"BACKEND": "django.tasks.backends.dummy.DummyBackend"}}
+    ):
+        version, _ = source_version_upload(
+            source=case.source_under_check,
+            content=content or b"Words on their way.",
+            filename="piece",
+            actor=None,
+        )
+    if content:
+        extract_source_version.call(version.pk)
+
+    page = editor_client.get(case.get_absolute_url())
+
+    assert page.status_code == 200
+    assert "The text of version 1 of" in page.text
+    assert said in page.text
+    assert "Select a sentence to make a new claim of it" not in page.text
+    assert 'id="claim-create"' not in page.text
 
 
 def test_a_refused_claim_shown_at_the_forms_url_links_its_lists_to_the_case_page(
