@@ -767,3 +767,15 @@ def test_a_claim_out_of_a_reviewers_reach_is_not_found_without_naming_the_model(
     assert response.status_code == 404
     assert "matching query" not in response.text
     assert "<h1>Page not found</h1>" in response.text
+
+
+def test_a_rationale_in_the_case_pages_claim_list_is_rendered_as_on_the_claim_page(editor_client):
+    claim = ClaimFactory(
+        rationale="The table says **2.6×**, see [the paper](https://example.org/p)."
+    )
+
+    page = editor_client.get(claim.case.get_absolute_url())
+
+    assert "<strong>2.6×</strong>" in page.text
+    assert '<a href="https://example.org/p"' in page.text
+    assert "**2.6×**" not in page.text
