@@ -376,11 +376,15 @@ class ReviewAssignment(models.Model):
         return f"{self.reviewer} on “{self.claim}”"
 
     @property
+    def awaits_decision(self):
+        """Whether the reviewer has something to decide now: the claim is in review, undecided."""
+        return self.decision == Decision.PENDING and self.claim.status == ClaimStatus.IN_REVIEW
+
+    @property
     def is_overdue(self):
+        # A claim not yet sent to review (or gone from it) cannot be late.
         return (
-            self.decision == Decision.PENDING
-            and self.due_on is not None
-            and self.due_on < timezone.localdate()
+            self.awaits_decision and self.due_on is not None and self.due_on < timezone.localdate()
         )
 
     def clean(self):

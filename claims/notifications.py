@@ -13,6 +13,8 @@ from django.conf import settings
 from django.core import mail
 from django.tasks import task
 
+from claims.models import ClaimStatus
+
 
 @task
 def send_mail_task(*, subject, body, to):
@@ -37,11 +39,24 @@ def _claim_line(claim):
 
 def review_assigned(assignment):
     due = f" It is due on {assignment.due_on:%d %B %Y}." if assignment.due_on else ""
+    if assignment.claim.status == ClaimStatus.IN_REVIEW:
+        now = "Find it under My reviews."
+    else:
+        # Nothing to decide before the editor submits it: that sends its own mail.
+        now = "It is not in review yet: you will get another mail when it is submitted."
     _send(
         "A claim for you to review",
-        f"You have been asked to review {_claim_line(assignment.claim)}.{due}\n"
-        "Find it under My reviews.",
+        f"You have been asked to review {_claim_line(assignment.claim)}.{due}\n{now}",
         [assignment.reviewer],
+    )
+
+
+def review_requested(claim, reviewers):
+    """The claim went to review: ``reviewers`` (those yet to decide on it) can decide now."""
+    _send(
+        "A claim is ready for your review",
+        f"{_claim_line(claim)} was sent for review. Decide on it under My reviews.",
+        reviewers,
     )
 
 

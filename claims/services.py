@@ -251,9 +251,10 @@ def claim_submit_for_review(*, claim, editor):
     """
     claim = claim_transition(claim=claim, action=Action.SUBMIT, actor=editor)
     digest = claim_digest(claim)
-    claim.assignments.exclude(decision=Decision.APPROVED, signed_digest=digest).update(
-        decision=Decision.PENDING, decided_at=None, signed_digest=""
-    )
+    asked = claim.assignments.exclude(decision=Decision.APPROVED, signed_digest=digest)
+    reviewers = [assignment.reviewer for assignment in asked.select_related("reviewer")]
+    asked.update(decision=Decision.PENDING, decided_at=None, signed_digest="")
+    notifications.review_requested(claim, reviewers)
     return claim
 
 

@@ -818,6 +818,45 @@ def test_my_reviews_puts_overdue_first_and_counts_open_ones_in_the_navigation(
     assert 'aria-label="2 waiting"' in response.text
 
 
+def test_my_reviews_puts_what_can_be_decided_first_and_never_calls_a_draft_overdue(
+    client, reviewer, editor
+):
+    long_ago = datetime.date.today() - datetime.timedelta(days=30)
+    draft = ClaimFactory(author=editor, statement="A draft, due long ago")
+    ready = ClaimFactory(author=editor, statement="In review, due later")
+    withdrawn = ClaimFactory(author=editor, statement="Withdrawn, due long ago")
+    ReviewAssignmentFactory(claim=draft, reviewer=reviewer, due_on=long_ago)
+    ReviewAssignmentFactory(
+        claim=ready, reviewer=reviewer, due_on=datetime.date.today() + datetime.timedelta(days=3)
+    )
+    ReviewAssignmentFactory(claim=withdrawn, reviewer=reviewer, due_on=long_ago)
+    Claim.objects.filter(pk=ready.pk).update(status=ClaimStatus.IN_REVIEW)
+    Claim.objects.filter(pk=withdrawn.pk).update(status=ClaimStatus.WITHDRAWN)
+    client.force_login(reviewer)
+
+    page = client.get(reverse("claims:my_reviews")).text
+
+    assert page.index("In review, due later") < page.index("A draft, due long ago")
+    assert "Overdue" not in page
+    draft_row = page[page.index("A draft, due long ago") :]
+    assert "Not in review yet (draft)" in draft_row[: draft_row.index("</tr>")]
+
+
+def test_a_reviewer_is_mailed_when_the_claim_goes_to_review_not_only_when_assigned(
+    editor, mailoutbox
+):
+    claim = ClaimFactory(author=editor, verdict=RatingFactory())
+    EvidenceFactory(claim=claim, quotation=QuotationFactory())
+    reviewer = ReviewerFactory()
+    reviewer_assign(claim=claim, reviewer=reviewer, editor=editor)
+    assert "not in review yet" in mailoutbox[-1].body
+
+    claim_submit_for_review(claim=claim, editor=editor)
+
+    assert mailoutbox[-1].to == [reviewer.email]
+    assert mailoutbox[-1].subject == "[factcheck] A claim is ready for your review"
+
+
 def test_my_reviews_says_when_an_undecided_reviews_claim_was_withdrawn(client, reviewer, editor):
     withdrawn = ClaimFactory(author=editor, statement="Withdrawn meanwhile")
     ReviewAssignmentFactory(claim=withdrawn, reviewer=reviewer)

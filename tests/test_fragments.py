@@ -123,7 +123,7 @@ def test_a_template_writes_rendered_rows_whole_with_their_text_escaped_once():
 
 def test_whether_an_assignment_is_overdue_is_worked_out_again_the_next_day(monkeypatch):
     due = timezone.localdate() + datetime.timedelta(days=1)
-    assignment = ReviewAssignmentFactory(due_on=due)
+    assignment = ReviewAssignmentFactory(due_on=due, claim__status="in_review")
     row = "claims/my_reviews.html#assignment-row"
     today = render_fragments(row, [{"assignment": assignment}])[0]
 
