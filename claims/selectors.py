@@ -231,9 +231,15 @@ def case_marked_part(case, version, rows, *, at=0):
     The part of the piece under check (``version``) that holds the offset
     ``at`` (a ``TextPart``, see ``cached_marked_part``), each claim's quotation
     marked and preceded by a link to the claim, numbered by its ``ordinal``;
-    cached per version and set of claims, so a visit reads one part.
+    cached per version and set of claims, so a visit reads one part. A
+    withdrawn claim is no longer part of the check: it stays in the list, not
+    in the piece.
     """
-    rows = [row for row in rows if row["version_id"] == version.pk]
+    rows = [
+        row
+        for row in rows
+        if row["version_id"] == version.pk and row["status"] != ClaimStatus.WITHDRAWN
+    ]
 
     def spans():
         return [

@@ -9,6 +9,7 @@ from django.utils import timezone
 from claims.models import Case, Claim, ClaimStatus, Rating
 from claims.selectors import case_claim_index, case_list, claim_status_summary, reviews_for
 from claims.views import CASES_PER_PAGE, CLAIMS_PER_PAGE, PASSAGE_MATCHES_SHOWN
+from claims.workflow import Action, claim_transition
 from sources.models import Source, SourceRole
 from sources.services import find_span, source_version_create_from_text, source_version_upload
 from sources.tasks import extract_source_version
@@ -335,6 +336,20 @@ def test_a_claim_from_a_mismatched_selection_is_refused_and_keeps_the_statement(
     assert "does not match the stored text" in response.text
     assert "Kept words." in response.text
     assert Claim.objects.count() == count
+
+
+def test_a_withdrawn_claim_stays_in_the_list_but_is_no_longer_marked_in_the_article(
+    editor_client, editor, first_case
+):
+    kept, withdrawn = first_case.claims.order_by("quotation__start", "id")[:2]
+    claim_transition(claim=withdrawn, action=Action.WITHDRAW, actor=editor)
+
+    page = editor_client.get(first_case.get_absolute_url()).text
+    article = page.split("data-quote-reader", 1)[1].split("</article>", 1)[0]
+
+    assert f'<a class="claim-ref" href="{kept.get_absolute_url()}"' in article
+    assert withdrawn.get_absolute_url() not in article
+    assert f'id="claim-{withdrawn.pk}"' in page
 
 
 def test_a_claim_made_from_a_page_showing_a_replaced_version_says_so_and_keeps_the_statement(
