@@ -1008,3 +1008,22 @@ def retract_published(claim):
     PublishedCorrectionFactory(
         case=claim.case, claim=Claim.objects.get(pk=claim.pk), kind="retraction"
     )
+
+
+def test_the_history_says_what_happened_in_words_not_codes(editor_client, editor, claim):
+    claim_update(
+        claim=claim,
+        editor=editor,
+        expected_version=claim.version,
+        statement="A sharper statement.",
+        verdict=RatingFactory(label="Misleading"),
+    )
+
+    page = editor_client.get(claim.get_absolute_url()).text
+    history = page[page.index('id="history"') :]
+
+    assert "edited the claim" in history
+    assert "claim.update" not in history
+    assert "→ A sharper statement.</dd>" in history
+    assert "none → Misleading" in history
+    assert "[" not in history.split("</section>", 1)[0].split("<ol", 1)[1]

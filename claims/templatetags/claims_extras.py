@@ -35,3 +35,48 @@ def _rendered_markdown(text):
             link_rel="noopener noreferrer nofollow",
         )
     )
+
+
+#: What the claim page's history says an audit event's action was; others are spelt out.
+ACTIONS_SAID = {
+    "claim.create": "made the claim",
+    "claim.update": "edited the claim",
+    "claim.submit": "sent it to review",
+    "claim.request_changes": "requested changes",
+    "claim.approve": "approved it (every reviewer had signed off)",
+    "claim.reopen": "put it back in review",
+    "claim.publish": "published it",
+    "claim.withdraw": "withdrew it",
+    "claim.flag": "flagged it for review",
+    "claim.retracted": "retracted its fact-check",
+    "claim.verdict_corrected": "corrected its verdict",
+    "comment.add": "commented",
+    "evidence.add": "added evidence",
+    "evidence.remove": "removed evidence",
+    "assignment.create": "assigned a reviewer",
+    "assignment.approved": "approved the content",
+    "assignment.changes_requested": "asked for changes",
+    "assignment.voided": "voided a sign-off",
+}
+
+
+@register.filter
+def action_said(action):
+    """An audit event's action (``"claim.update"``) as the history reads it."""
+    return ACTIONS_SAID.get(action, action.replace(".", ": ").replace("_", " "))
+
+
+@register.filter
+def change_said(value):
+    """A recorded change as text: ``[old, new]`` as "old → new", nothing as "none"."""
+
+    def said(item):
+        if item is None or item == "":
+            return "none"
+        return str(item)
+
+    if isinstance(value, list) and len(value) == 2:
+        return f"{said(value[0])} → {said(value[1])}"
+    if isinstance(value, list):
+        return ", ".join(said(item) for item in value)
+    return said(value)
