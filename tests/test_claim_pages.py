@@ -85,7 +85,7 @@ def test_the_claim_page_shows_statement_quotation_and_history(editor_client, cla
     assert response.status_code == 200
     assert claim.statement in response.text
     assert claim.quotation.exact in response.text
-    assert "claim.update" in response.text
+    assert "edited the claim" in response.text
     assert "Together AI, by its press office" in response.text
 
 
@@ -107,7 +107,7 @@ def test_a_save_also_redraws_the_header_and_history_that_it_changed(editor_clien
     assert "version 2" in header.text_content()
     assert "2,000" in header.text_content()  # the figure check reads the new statement
     assert history.get("id") == "history"
-    assert "claim.update" in history.text_content()
+    assert "edited the claim" in history.text_content()
 
 
 def test_a_save_without_javascript_shows_the_page_again_once(editor_client, claim):
