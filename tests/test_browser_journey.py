@@ -785,7 +785,7 @@ def test_a_save_updates_the_header_and_history_in_place(browser, live_server, de
 
     expect(header).to_contain_text(f"version {claim.version + 1}")
     expect(header.locator(".figure")).to_contain_text(["2,000"])
-    expect(page.locator("#history")).to_contain_text("claim.update")
+    expect(page.locator("#history")).to_contain_text("edited the claim")
     expect(page.locator("#claim-header")).to_have_count(1)
     expect(page.locator("#claim-fields [role=status]")).to_be_focused()
 

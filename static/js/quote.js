@@ -110,7 +110,30 @@
     button.disabled = false;
     const shown = text.length > 90 ? text.slice(0, 87) + "…" : text;
     preview.textContent = "“" + shown + "” (characters " + start + "–" + end + ")";
+    offerJump(form, "“" + shown + "”");
   }
+
+  // The case page's claim form sits above the piece: a passage selected far below
+  // it gets a link, kept in sight, that leads to the form's first field.
+  function offerJump(form, shown) {
+    const jump = document.querySelector("[data-quote-jump]");
+    if (!jump) return;
+    const box = form.getBoundingClientRect();
+    jump.hidden = box.bottom > 0 && box.top < window.innerHeight;
+    jump.querySelector("[data-quote-jump-preview]").textContent = shown;
+  }
+
+  document.addEventListener("click", function (event) {
+    const link = event.target.closest("[data-quote-jump] a");
+    if (!link) return;
+    event.preventDefault();
+    const field = document.getElementById("id_statement");
+    if (field) {
+      field.scrollIntoView({ block: "center" });
+      field.focus({ preventScroll: true });
+    }
+    link.closest("[data-quote-jump]").hidden = true;
+  });
 
   // Picking a passage the finder found re-renders the claim form around it: send
   // along what was already typed there, so that it comes back in the new form.
