@@ -1,3 +1,5 @@
+import re
+
 from django import forms
 from django.contrib.auth import get_user_model
 from django.core.validators import MaxLengthValidator, slug_re
@@ -17,6 +19,9 @@ from factcheck.roles import EDITOR, REVIEWER
 from factcheck.shortcuts import id_or_none, without_control_characters
 from factcheck.widgets import LongModelChoiceField
 from sources.models import Quotation, Source, SourceRole
+
+#: A case's address as its help text describes it: words joined by single hyphens.
+CASE_ADDRESS = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 
 class ClaimForm(forms.ModelForm):
@@ -226,6 +231,12 @@ class CaseForm(forms.ModelForm):
     def clean_slug(self):
         # Addresses are lowercase; two cases differing in case only would be one to a reader.
         slug = self.cleaned_data["slug"].lower()
+        if not CASE_ADDRESS.fullmatch(slug):
+            raise forms.ValidationError(
+                "Use lowercase letters and digits, in words joined by single hyphens "
+                "(e.g. “three-numbers-one-announcement”).",
+                code="address",
+            )
         if Case.objects.filter(slug__iexact=slug).exclude(pk=self.instance.pk).exists():
             raise forms.ValidationError("A case with this address already exists.")
         return slug

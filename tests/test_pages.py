@@ -549,8 +549,11 @@ def test_a_case_with_a_taken_slug_is_refused_next_to_the_field(editor_client, fi
     [
         ("new", "is the address of a page of its own"),
         ("THREE-numbers-one-announcement", "already exists"),
+        ("-", "words joined by single hyphens"),
+        ("under_score", "words joined by single hyphens"),
+        ("two--hyphens", "words joined by single hyphens"),
     ],
-    ids=["a-page's-address", "the-same-but-for-case"],
+    ids=["a-page's-address", "the-same-but-for-case", "a-hyphen", "underscore", "double-hyphen"],
 )
 def test_a_case_address_that_cannot_be_its_own_is_refused(editor_client, first_case, slug, said):
     response = editor_client.post(
