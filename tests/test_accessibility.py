@@ -325,7 +325,7 @@ def test_an_answer_shown_away_from_the_pressed_button_is_read_out(browser, live_
     page.goto(f"{base}{newsroom['source'].get_absolute_url()}")
     page.fill("#id_q", "Before, every iteration")
     page.click("#finder-heading ~ form button[type=submit]")
-    page.click("#finder-results button:text-is('Quote this occurrence')")
+    page.click("#finder-results button:has-text('Quote this occurrence')")
     expect(announcer).to_contain_text("Quoted “Before, every iteration”")
 
 

@@ -445,7 +445,11 @@ def test_the_passage_finder_lists_where_typed_words_occur_in_the_article(editor_
     assert response.text.lstrip().startswith('<div id="passage-results"')
     assert f'name="start" value="{start}"' in response.text
     assert f'name="end" value="{end}"' in response.text
-    assert "Make a claim of this passage" in response.text
+    # Each button names its passage: a screen reader's list of buttons tells them apart.
+    assert (
+        "Make a claim of this passage"
+        f'<span class="visually-hidden">, characters {start}–{end}</span></button>'
+    ) in response.text
 
 
 def find_in_the_article(client, case, words):
