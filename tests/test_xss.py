@@ -983,3 +983,11 @@ def test_a_rationale_shown_again_is_served_as_first_sanitised(monkeypatch):
     assert calls == []  # not parsed again
     assert html_problems(f"<div>{again}</div>") == []
     assert "<script" not in again
+
+
+def test_a_fenced_block_in_a_rationale_is_a_code_block_and_stays_inert():
+    html = str(render_markdown("The log says:\n\n```\n<script>alert(1)</script>\nok\n```\n"))
+
+    assert "<pre><code>" in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;\nok" in html
+    assert "<script>" not in html

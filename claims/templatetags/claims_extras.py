@@ -24,7 +24,9 @@ def render_markdown(text):
 # page), and rendering it takes a millisecond or more: keep the most recent ones.
 @functools.lru_cache(maxsize=2048)
 def _rendered_markdown(text):
-    html = markdown_lib.markdown(text, extensions=["sane_lists"], output_format="html")
+    html = markdown_lib.markdown(
+        text, extensions=["sane_lists", "fenced_code"], output_format="html"
+    )
     # Safe: nh3 has removed every tag and attribute outside the allow-list.
     return mark_safe(  # noqa: S308
         nh3.clean(
