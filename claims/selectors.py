@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 from django.contrib.auth import get_user_model
 from django.db import connection
-from django.db.models import Case, Count, Exists, F, OuterRef, Subquery, When
+from django.db.models import Count, Exists, F, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils.html import format_html
@@ -311,16 +311,12 @@ def _reviews_for(*, reviewer_id):
         .select_related("claim__case")
         # What a row of My reviews shows (claims/my_reviews.html#assignment-row).
         .only("due_on", "decision", "claim__statement", "claim__status", "claim__case__title")
+        # Undecided first, by due date. Not "in review first": ordering by the claim's
+        # status sorts all of a busy reviewer's assignments on every page (8 → 18 ms on
+        # the scale dataset) where the assignments' own index hands out one page.
         .order_by(
-            # What can be decided now first (overdue at the top: earliest due), then
-            # claims not in review yet, then decisions made.
-            Case(
-                When(decided_at__isnull=True, claim__status=ClaimStatus.IN_REVIEW, then=0),
-                When(decided_at__isnull=True, then=1),
-                default=2,
-            ),
+            F("decided_at").desc(nulls_first=True),
             F("due_on").asc(nulls_last=True),
-            F("decided_at").desc(),
             "assigned_at",
             "id",
         )
