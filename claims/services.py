@@ -232,8 +232,8 @@ def reviewer_assign(*, claim, reviewer, editor, due_on=None):
         target=claim,
         changes={"reviewer": reviewer.get_username(), "due_on": due_on},
     )
-    # A no-op unless the claim is approved.
-    claim_transition(
+    # A no-op unless the claim is approved; the mail tells of the status it leaves.
+    assignment.claim = claim_transition(
         claim=claim,
         action=Action.REOPEN,
         actor=None,

@@ -954,7 +954,7 @@ def reports_inbox_view(request, refused=None, status=200):
     ``refused`` is a reply that could not be sent, kept.
     """
     show_all = request.GET.get("show") == "all"
-    reports = ErrorReport.objects.select_related("case", "claim", "handled_by", "correction")
+    reports = ErrorReport.objects.select_related("case", "claim__case", "handled_by", "correction")
     open_count = reports.filter(status=ReportStatus.OPEN).count()
     if not show_all:
         reports = reports.filter(status=ReportStatus.OPEN)

@@ -19,7 +19,7 @@ from claims.services import (
     review_decide,
     reviewer_assign,
 )
-from claims.workflow import claim_digest
+from claims.workflow import Action, claim_digest, claim_transition
 from tests.factories import (
     CaseFactory,
     ClaimFactory,
@@ -1025,4 +1025,19 @@ def test_the_history_says_what_happened_in_words_not_codes(editor_client, editor
     assert "claim.update" not in history
     assert "→ A sharper statement.</dd>" in history
     assert "none → Misleading" in history
+    assert "<dt>Statement</dt>" in history
     assert "[" not in history.split("</section>", 1)[0].split("<ol", 1)[1]
+
+
+def test_the_history_writes_statuses_and_field_names_as_words(editor_client, editor, claim):
+    ready_for_review(claim, editor)
+    claim_submit_for_review(claim=claim, editor=editor)
+    claim_transition(claim=claim, action=Action.WITHDRAW, actor=editor)
+
+    page = editor_client.get(claim.get_absolute_url()).text
+    history = page[page.index('id="history"') :]
+
+    assert "draft → in review" in history
+    assert "in review → withdrawn" in history
+    assert "withdrew it" in history
+    assert "in_review" not in history

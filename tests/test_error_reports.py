@@ -292,7 +292,10 @@ def test_the_inbox_shows_open_reports_naming_their_claim_and_the_handled_ones_on
     assert "This one is open." in open_only.text
     assert "Handled already." not in open_only.text
     assert "1 open." in open_only.text
-    assert "About the claim “The compiler reached 1,111 tokens per second.”" in open_only.text
+    assert (
+        f'About the claim “<a href="{claim.get_absolute_url()}">The compiler reached 1,111 '
+        f'tokens per second.</a>” in <a href="{claim.case.get_absolute_url()}">'
+    ) in open_only.text
     assert "Handled already." in everything.text
 
 

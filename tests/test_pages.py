@@ -378,6 +378,20 @@ def test_a_claim_made_from_a_page_showing_a_replaced_version_says_so_and_keeps_t
     assert "Version 1 was replaced by version 2 after this page was opened" in response.text
     assert "Kept words." in response.text
     assert not case.claims.exists()
+    # The page now shows version 2, and a selection made in it is quoted from it.
+    assert 'name="version" value="2"' in response.text
+    again = editor_client.post(
+        reverse("claims:claim_create", args=[case.slug]),
+        {
+            "start": 9,
+            "end": 23,
+            "selected_text": "The mayor said",
+            "version": 2,
+            "statement": "Kept words.",
+        },
+    )
+    assert again.status_code == 302
+    assert case.claims.get().quotation.version.number == 2
 
 
 @pytest.mark.parametrize(

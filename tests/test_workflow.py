@@ -280,6 +280,28 @@ def test_an_open_case_is_published_with_its_first_published_claim(ready_claim, e
     assert AuditEvent.objects.filter(action="case.publish").count() == 1
 
 
+def test_a_case_set_back_to_open_keeps_the_date_it_was_first_published(ready_claim, editor):
+    first_published = "2026-01-02T03:04:05+00:00"
+    Case.objects.filter(pk=ready_claim.case_id).update(published_at=first_published)
+
+    publish(ready_claim, editor)
+
+    case = Case.objects.get(pk=ready_claim.case_id)
+    assert case.status == CaseStatus.PUBLISHED
+    assert case.published_at.isoformat() == first_published
+
+
+def test_a_reviewer_added_to_an_approved_claim_is_mailed_that_it_is_in_review(
+    ready_claim, editor, mailoutbox
+):
+    in_state(ready_claim, "approved")
+
+    reviewer_assign(claim=ready_claim, reviewer=ReviewerFactory(), editor=editor)
+
+    assert "Find it under My reviews." in mailoutbox[-1].body
+    assert "not in review yet" not in mailoutbox[-1].body
+
+
 def test_an_archived_case_stays_archived_when_a_claim_of_it_is_published(ready_claim, editor):
     Case.objects.filter(pk=ready_claim.case_id).update(status=CaseStatus.ARCHIVED)
 

@@ -1,4 +1,5 @@
 import functools
+import re
 
 import markdown as markdown_lib
 import nh3
@@ -68,6 +69,16 @@ def action_said(action):
     return ACTIONS_SAID.get(action, action.replace(".", ": ").replace("_", " "))
 
 
+#: A code value recorded in a change, such as a status.
+CODE_WORD = re.compile(r"[a-z]+(?:_[a-z]+)+")
+
+
+@register.filter
+def field_said(name):
+    """A recorded field's name as words: ``needs_attention`` reads "Needs attention"."""
+    return name.replace("_", " ").capitalize()
+
+
 @register.filter
 def change_said(value):
     """A recorded change as text: ``[old, new]`` as "old → new", nothing as "none"."""
@@ -75,6 +86,8 @@ def change_said(value):
     def said(item):
         if item is None or item == "":
             return "none"
+        if isinstance(item, str) and CODE_WORD.fullmatch(item):
+            return item.replace("_", " ")  # a status: "in_review" reads "in review"
         return str(item)
 
     if isinstance(value, list) and len(value) == 2:

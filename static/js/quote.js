@@ -93,6 +93,8 @@
       // one in the piece that holds none of its text (only a claim's number) clears
       // it, so that the form never quotes a passage other than the one shown selected.
       if (inReader) {
+        const jump = document.querySelector("[data-quote-jump]");
+        if (jump) jump.hidden = true;
         form.querySelector("[data-quote-start]").value = "";
         form.querySelector("[data-quote-end]").value = "";
         form.querySelector("[data-quote-text]").value = "";
