@@ -55,6 +55,7 @@ __all__ = [
     "PHONE",
     "browser",
     "desk",
+    "highlighted_match",
     "log_in",
     "new_page",
     "restore_data_migrations",
@@ -124,6 +125,22 @@ def select_in_reader(page, words):
           throw new Error('not in the reader: ' + words);
         }""",
         words,
+    )
+
+
+def highlighted_match(page):
+    """
+    What match.js highlighted on the page (its text and where it stands:
+    ``top``, ``bottom`` and the viewport's ``height``), or None.
+    """
+    return page.evaluate(
+        """() => {
+          const highlight = CSS.highlights.get('search-match');
+          if (!highlight) return null;
+          const [range] = highlight.values();
+          const box = range.getBoundingClientRect();
+          return {text: range.toString(), top: box.top, bottom: box.bottom, height: innerHeight};
+        }"""
     )
 
 

@@ -62,12 +62,7 @@ def test_a_claims_page_leads_to_its_passage_in_the_piece_highlighted(browser, li
     page.click("text=Show it in the piece")
     page.wait_for_url(f"**{case.get_absolute_url()}?at={start}#at-*")
 
-    shown = page.evaluate(
-        """() => {
-          const [range] = CSS.highlights.get('search-match').values();
-          const box = range.getBoundingClientRect();
-          return {text: range.toString(), top: box.top, bottom: box.bottom, height: innerHeight};
-        }"""
-    )
+    shown = highlighted_match(page)  # noqa: F405
+    assert shown is not None, "nothing is highlighted"
     assert shown["text"] == "marker2500 inside"
     assert shown["top"] >= 0 and shown["bottom"] <= shown["height"], shown

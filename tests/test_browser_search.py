@@ -12,14 +12,6 @@ from tests.factories import SourceFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-HIGHLIGHTED = """() => {
-  const highlight = CSS.highlights.get('search-match');
-  if (!highlight) return null;
-  const [range] = highlight.values();
-  const box = range.getBoundingClientRect();
-  return {text: range.toString(), top: box.top, bottom: box.bottom, height: innerHeight};
-}"""
-
 
 def test_a_source_hit_opens_the_reader_scrolled_to_its_match_highlighted(
     browser, live_server, desk
@@ -42,7 +34,7 @@ def test_a_source_hit_opens_the_reader_scrolled_to_its_match_highlighted(
     expect(page.locator("[data-quote-reader]")).to_have_attribute(
         "aria-label", re.compile(r"^Source text, part 2 of \d+;")
     )
-    shown = page.evaluate(HIGHLIGHTED)
+    shown = highlighted_match(page)  # noqa: F405
     assert shown is not None, "nothing is highlighted"
     assert shown["text"] == f"marker{wanted}"
     assert shown["top"] >= 0 and shown["bottom"] <= shown["height"], shown

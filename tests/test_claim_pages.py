@@ -11,6 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
+from claims import views
 from claims.models import Claim, ClaimStatus, Decision
 from claims.selectors import open_review_count
 from claims.services import (
@@ -598,6 +599,15 @@ def ready_for_review(claim, editor):
     return reviewer
 
 
+def in_review_with_two_reviewers(claim, editor):
+    """``claim`` sent to two reviewers: ``(first, second, digest of what they read)``."""
+    first = ready_for_review(claim, editor)
+    second = ReviewerFactory()
+    reviewer_assign(claim=claim, reviewer=second, editor=editor)
+    claim_submit_for_review(claim=claim, editor=editor)
+    return first, second, claim_digest(Claim.objects.get(pk=claim.pk))
+
+
 def test_an_assigned_reviewer_decides_on_the_review_page_not_with_the_claim_pages_buttons(
     client, editor, claim
 ):
@@ -680,11 +690,7 @@ def test_a_stale_review_page_cannot_sign_off_and_keeps_the_comment(client, edito
 def test_a_decision_after_another_reviewer_sent_the_claim_back_keeps_the_comment_and_says_why(
     client, editor, claim
 ):
-    first = ready_for_review(claim, editor)
-    second = ReviewerFactory()
-    reviewer_assign(claim=claim, reviewer=second, editor=editor)
-    claim_submit_for_review(claim=claim, editor=editor)
-    digest = claim_digest(Claim.objects.get(pk=claim.pk))
+    first, second, digest = in_review_with_two_reviewers(claim, editor)
     review_decide(
         assignment=claim.assignments.get(reviewer=first),
         reviewer=first,
@@ -715,13 +721,7 @@ def test_a_decision_on_a_claim_sent_back_between_the_page_and_the_post_shows_it_
 ):
     # The view read the claim in review; another reviewer's request for changes
     # lands before the decision is recorded, and the service refuses it.
-    from claims import views
-
-    first = ready_for_review(claim, editor)
-    second = ReviewerFactory()
-    reviewer_assign(claim=claim, reviewer=second, editor=editor)
-    claim_submit_for_review(claim=claim, editor=editor)
-    digest = claim_digest(Claim.objects.get(pk=claim.pk))
+    first, second, digest = in_review_with_two_reviewers(claim, editor)
 
     def decide_after_the_other_reviewer(**kwargs):
         review_decide(

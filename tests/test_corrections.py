@@ -66,6 +66,13 @@ def publish(claim, editor, **fields):
     return correction_publish(correction=draft, editor=editor)
 
 
+def draft_update(published, editor):
+    """A draft update of the case as a whole, its texts placeholders."""
+    return correction_draft(
+        case=published.case, editor=editor, kind="update", what_was_wrong="a", what_is_right="b"
+    )
+
+
 def test_a_correction_goes_from_draft_to_approved_to_published(published_claim, editor):
     correction = publish(published_claim, editor)
 
@@ -89,13 +96,7 @@ def test_the_person_who_drafted_it_cannot_approve_it(published_claim, editor):
 
 
 def test_an_unapproved_correction_cannot_be_published(published_claim, editor):
-    draft = correction_draft(
-        case=published_claim.case,
-        editor=editor,
-        kind="update",
-        what_was_wrong="x",
-        what_is_right="y",
-    )
+    draft = draft_update(published_claim, editor)
 
     with pytest.raises(ValidationError, match="approved"):
         correction_publish(correction=draft, editor=editor)
@@ -273,13 +274,7 @@ def test_a_reviewer_may_approve_but_not_draft_or_publish(published_claim, editor
             what_was_wrong="x",
             what_is_right="y",
         )
-    draft = correction_draft(
-        case=published_claim.case,
-        editor=editor,
-        kind="update",
-        what_was_wrong="x",
-        what_is_right="y",
-    )
+    draft = draft_update(published_claim, editor)
     correction_approve(correction=draft, approver=reviewer)
     with pytest.raises(ValidationError, match="Only an editor"):
         correction_publish(correction=draft, editor=reviewer)
@@ -395,13 +390,7 @@ def test_a_published_entry_is_refused_by_the_desks_forms_saying_why(
 
 
 def test_a_step_on_a_correction_discarded_in_another_tab_says_so(client, editor, published_claim):
-    draft = correction_draft(
-        case=published_claim.case,
-        editor=editor,
-        kind="update",
-        what_was_wrong="a",
-        what_is_right="b",
-    )
+    draft = draft_update(published_claim, editor)
     correction_discard(correction=draft, editor=editor)
     client.force_login(ReviewerFactory())
 
@@ -586,13 +575,7 @@ def test_an_approved_entry_a_retraction_made_moot_is_discarded_from_the_desk(
 
 def test_a_discarded_draft_reopens_the_readers_report_it_came_from(published_claim, editor):
     report = ErrorReport.objects.create(page_url="/corrections/", message="Wrong sum.")
-    draft = correction_draft(
-        case=published_claim.case,
-        editor=editor,
-        kind="update",
-        what_was_wrong="a",
-        what_is_right="b",
-    )
+    draft = draft_update(published_claim, editor)
     report_convert(report=report, correction=draft, editor=editor)
 
     correction_discard(correction=draft, editor=editor)
@@ -603,13 +586,7 @@ def test_a_discarded_draft_reopens_the_readers_report_it_came_from(published_cla
 
 
 def test_only_an_editor_discards_and_never_a_published_entry(client, published_claim, editor):
-    draft = correction_draft(
-        case=published_claim.case,
-        editor=editor,
-        kind="update",
-        what_was_wrong="a",
-        what_is_right="b",
-    )
+    draft = draft_update(published_claim, editor)
     entry = publish(published_claim, editor)
     reviewer = ReviewerFactory()
     client.force_login(reviewer)
@@ -644,13 +621,7 @@ def test_a_retraction_is_superseded_by_nothing(published_claim, editor):
 def test_a_correction_discarded_while_another_person_approves_it_stays_discarded(
     published_claim, editor
 ):
-    draft = correction_draft(
-        case=published_claim.case,
-        editor=editor,
-        kind="update",
-        what_was_wrong="a",
-        what_is_right="b",
-    )
+    draft = draft_update(published_claim, editor)
     seen_by_the_approver = Correction.objects.get(pk=draft.pk)
     correction_discard(correction=draft, editor=editor)
 

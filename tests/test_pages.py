@@ -363,16 +363,19 @@ def test_a_claim_made_from_a_page_showing_a_replaced_version_says_so_and_keeps_t
         source=case.source_under_check, text="Updated. The mayor said 2.7 times.", actor=None
     )
 
-    response = editor_client.post(
-        reverse("claims:claim_create", args=[case.slug]),
-        {
-            "start": 0,
-            "end": 14,
-            "selected_text": "The mayor said",
-            "version": 1,
-            "statement": "Kept words.",
-        },
-    )
+    def make_claim(start, end, version):
+        return editor_client.post(
+            reverse("claims:claim_create", args=[case.slug]),
+            {
+                "start": start,
+                "end": end,
+                "selected_text": "The mayor said",
+                "version": version,
+                "statement": "Kept words.",
+            },
+        )
+
+    response = make_claim(0, 14, version=1)
 
     assert response.status_code == 422
     assert "Version 1 was replaced by version 2 after this page was opened" in response.text
@@ -380,16 +383,7 @@ def test_a_claim_made_from_a_page_showing_a_replaced_version_says_so_and_keeps_t
     assert not case.claims.exists()
     # The page now shows version 2, and a selection made in it is quoted from it.
     assert 'name="version" value="2"' in response.text
-    again = editor_client.post(
-        reverse("claims:claim_create", args=[case.slug]),
-        {
-            "start": 9,
-            "end": 23,
-            "selected_text": "The mayor said",
-            "version": 2,
-            "statement": "Kept words.",
-        },
-    )
+    again = make_claim(9, 23, version=2)
     assert again.status_code == 302
     assert case.claims.get().quotation.version.number == 2
 

@@ -240,6 +240,13 @@ def new_version(source, text):
     return version
 
 
+def claim_quoting(text, exact):
+    """A piece under check whose first version is ``text``, and a claim quoting ``exact`` in it."""
+    piece = PieceUnderCheckFactory()
+    first = SourceVersionFactory(source=piece, text=text)
+    return piece, ClaimFactory(case__source_under_check=piece, quotation=quoted(first, exact))
+
+
 def quoted(version, exact):
     start, end = find_span(version.extracted_text, exact)
     return quotation_create(version=version, start=start, end=end, actor=None)[0]
@@ -268,10 +275,8 @@ def test_a_new_version_carries_each_quotation_over_with_its_status():
 
 
 def test_text_that_is_gone_is_orphaned_and_its_claims_flagged():
-    piece = PieceUnderCheckFactory()
-    old = SourceVersionFactory(source=piece, text="Keep this sentence. Drop this claim entirely.")
-    claim = ClaimFactory(
-        case__source_under_check=piece, quotation=quoted(old, "Drop this claim entirely.")
+    piece, claim = claim_quoting(
+        "Keep this sentence. Drop this claim entirely.", "Drop this claim entirely."
     )
 
     new_version(piece, "Keep this sentence.")
@@ -284,14 +289,11 @@ def test_text_that_is_gone_is_orphaned_and_its_claims_flagged():
 
 
 def test_a_changed_quotation_flags_its_claims_until_a_person_confirms_it(editor):
-    piece = PieceUnderCheckFactory()
-    old = SourceVersionFactory(
-        source=piece, text="Intro. The speedup is up to 2.6 times higher. Outro."
+    piece, claim = claim_quoting(
+        "Intro. The speedup is up to 2.6 times higher. Outro.",
+        "The speedup is up to 2.6 times higher.",
     )
-    claim = ClaimFactory(
-        case__source_under_check=piece,
-        quotation=quoted(old, "The speedup is up to 2.6 times higher."),
-    )
+    old = claim.quotation.version
     evidence = EvidenceFactory(claim=claim, quotation=claim.quotation)
 
     new_version(piece, "Intro. The speedup is up to 2.7 times higher. Outro.")
@@ -316,13 +318,9 @@ def test_a_changed_quotation_flags_its_claims_until_a_person_confirms_it(editor)
 
 
 def test_a_quotation_whose_lines_were_wrapped_anew_is_followed_without_a_flag():
-    piece = PieceUnderCheckFactory()
-    old = SourceVersionFactory(
-        source=piece, text="Intro. Exports grew by twelve percent in the third quarter. Outro."
-    )
-    claim = ClaimFactory(
-        case__source_under_check=piece,
-        quotation=quoted(old, "Exports grew by twelve percent in the third quarter."),
+    piece, claim = claim_quoting(
+        "Intro. Exports grew by twelve percent in the third quarter. Outro.",
+        "Exports grew by twelve percent in the third quarter.",
     )
 
     new = new_version(piece, "Intro. Exports grew by twelve\npercent in the third\nquarter. Outro.")
@@ -335,9 +333,7 @@ def test_a_quotation_whose_lines_were_wrapped_anew_is_followed_without_a_flag():
 
 
 def test_claims_follow_quotations_found_word_for_word():
-    piece = PieceUnderCheckFactory()
-    old = SourceVersionFactory(source=piece, text="One claim here.")
-    claim = ClaimFactory(case__source_under_check=piece, quotation=quoted(old, "One claim here."))
+    piece, claim = claim_quoting("One claim here.", "One claim here.")
 
     new = new_version(piece, "A new first line.\nOne claim here.")
 
