@@ -21,6 +21,11 @@ class TooManyReports(Exception):
     """The sender's address has sent too many reports recently."""
 
 
+def open_report_count():
+    """How many readers' reports nobody has handled yet."""
+    return ErrorReport.objects.filter(status=ReportStatus.OPEN).count()
+
+
 def sender_key(address):
     """A keyed hash of the sender's address: enough to rate-limit, not to identify."""
     return hmac.new(

@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from claims import notifications
 from claims.models import Case, Claim, ClaimStatus, Comment, Decision, Evidence, ReviewAssignment
-from claims.workflow import Action, claim_digest, claim_missing, claim_transition
+from claims.workflow import Action, and_list, claim_digest, claim_missing, claim_transition
 from factcheck import search
 from factcheck.audit import acting_user, record
 from factcheck.roles import REVIEWER, can_sign_off, is_editor, require_editor
@@ -308,9 +308,8 @@ def review_decide(*, assignment, reviewer, decision, comment="", digest_seen):
     digest = claim_digest(claim)
     if decision == Decision.APPROVED and (missing := claim_missing(claim)):
         raise ValidationError(
-            "You cannot approve the claim as it stands: it needs "
-            + " and ".join(missing)
-            + ". Request changes instead, saying so.",
+            f"You cannot approve the claim as it stands: it needs {and_list(missing)}. "
+            "Request changes instead, saying so.",
             code="incomplete",
         )
     if decision == Decision.CHANGES_REQUESTED and not comment.strip():

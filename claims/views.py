@@ -46,7 +46,13 @@ from claims.models import (
     ReportStatus,
     ReviewAssignment,
 )
-from claims.reports import TooManyReports, report_close, report_convert, report_submit
+from claims.reports import (
+    TooManyReports,
+    open_report_count,
+    report_close,
+    report_convert,
+    report_submit,
+)
 from claims.selectors import (
     assignment_count,
     case_claim_index,
@@ -819,7 +825,7 @@ def corrections_desk_view(request, form=None, status=200):
         "pending": pending,
         "can_draft": is_editor(request.user),
         # Where corrections start: what readers reported and nobody has handled yet.
-        "open_reports": ErrorReport.objects.filter(status=ReportStatus.OPEN).count()
+        "open_reports": open_report_count()
         if request.user.has_perm("claims.view_errorreport")
         else None,
     }
@@ -955,7 +961,7 @@ def reports_inbox_view(request, refused=None, status=200):
     """
     show_all = request.GET.get("show") == "all"
     reports = ErrorReport.objects.select_related("case", "claim__case", "handled_by", "correction")
-    open_count = reports.filter(status=ReportStatus.OPEN).count()
+    open_count = open_report_count()
     if not show_all:
         reports = reports.filter(status=ReportStatus.OPEN)
     page = Paginator(reports, 25).get_page(request.GET.get("page"))

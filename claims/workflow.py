@@ -150,7 +150,7 @@ def _refuse_unless_allowed(claim, transition, actor):
         raise TransitionRefused(
             f"“{Action(transition.action).label}” is not possible now: the claim is "
             f"{claim.get_status_display().lower()}. It can be done to a claim that is "
-            f"{_and_list(allowed, conjunction='or')}.",
+            f"{and_list(allowed, conjunction='or')}.",
             code="wrong_state",
         )
     if transition.taken_by == EDITOR and not is_editor(actor):
@@ -190,13 +190,13 @@ def _refuse_unless_ready(claim, action):
             missing.append("at least one assigned reviewer")
         if missing:
             raise TransitionRefused(
-                "The claim cannot go to review yet: it needs " + _and_list(missing) + ".",
+                "The claim cannot go to review yet: it needs " + and_list(missing) + ".",
                 code="incomplete",
             )
     if action in {Action.APPROVE, Action.PUBLISH} and (missing := claim_missing(claim)):
         verb = "approved" if action == Action.APPROVE else "published"
         raise TransitionRefused(
-            f"The claim cannot be {verb}: it needs " + _and_list(missing) + ". An editor "
+            f"The claim cannot be {verb}: it needs " + and_list(missing) + ". An editor "
             "must add it and send the claim to review again.",
             code="incomplete",
         )
@@ -210,12 +210,13 @@ def _refuse_unless_ready(claim, action):
         if pending:
             raise TransitionRefused(
                 "Every assigned reviewer must approve the current content first; still "
-                "waiting for " + _and_list(pending) + ".",
+                "waiting for " + and_list(pending) + ".",
                 code="not_signed_off",
             )
 
 
-def _and_list(items, conjunction="and"):
+def and_list(items, conjunction="and"):
+    """``items`` as a sentence lists them: "a", "a and b", "a, b and c"."""
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} {conjunction} {items[-1]}"
 
 

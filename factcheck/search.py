@@ -282,14 +282,7 @@ def _fetch(terms, offset, limit, claim_ids):
         )
         rows = cursor.fetchall()
     hits = [
-        Hit(
-            kind,
-            object_id,
-            title,
-            _at_first_match(kind, url, body, snippet),
-            location,
-            _safe_snippet(snippet),
-        )
+        _hit(kind, object_id, title, url, location, body, snippet)
         for kind, object_id, title, url, location, body, snippet in rows
     ]
     # FTS5's snippet() refuses to run beside a window function: counted apart.
@@ -311,14 +304,7 @@ def _fetch_postgresql(query, offset, limit, claim_ids):
         rows = cursor.fetchall()
     headlines = _headlines(query, {pk: body for pk, body, *_ in rows})
     hits = [
-        Hit(
-            kind,
-            object_id,
-            title,
-            _at_first_match(kind, url, body, headlines[pk]),
-            location,
-            _safe_snippet(headlines[pk]),
-        )
+        _hit(kind, object_id, title, url, location, body, headlines[pk])
         for pk, body, kind, object_id, title, url, location, _total in rows
     ]
     return hits, rows[0][-1] if rows else None
@@ -449,6 +435,18 @@ def _best_window(body, matches, size, wanted):
         if best_score is None or (len(shown), len(inside)) > best_score:
             best, best_score = (start, end, shown), (len(shown), len(inside))
     return best
+
+
+def _hit(kind, object_id, title, url, location, body, snippet):
+    """A ``Hit`` from an entry's row and its raw snippet (matches between our markers)."""
+    return Hit(
+        kind,
+        object_id,
+        title,
+        _at_first_match(kind, url, body, snippet),
+        location,
+        _safe_snippet(snippet),
+    )
 
 
 def _at_first_match(kind, url, body, snippet):
