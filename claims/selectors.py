@@ -1,5 +1,6 @@
 """Reads for the claims app: what the pages list, with their queries bounded."""
 
+import copy
 import functools
 from collections import Counter
 from typing import NamedTuple
@@ -23,6 +24,7 @@ from claims.models import (
 from factcheck.audit import latest_history_for
 from factcheck.database import containing_words
 from factcheck.prepared import PreparedRead, remember_related
+from factcheck.reference_data import kept
 from factcheck.roles import (
     EVERY_CLAIM,
     cases_in_reach,
@@ -441,7 +443,10 @@ def case_filter_choices(case, *, reviewers=True):
     reviewers without ``reviewers`` (a reviewer's list holds only their claims).
     """
     return {
-        "verdicts": _verdicts(),
+        # The rating scale seldom changes: kept between its changes (factcheck/reference_data.py).
+        "verdicts": [
+            copy.copy(rating) for rating in kept("ratings", "in order", _verdicts, model=Rating)
+        ],
         "reviewers": [
             (str(pk), f"{first_name} {last_name}".strip() or username)
             for pk, username, first_name, last_name in _reviewers_of_case(case_id=case.pk)

@@ -8,18 +8,20 @@ plain SQL query instead of three ORM queries (the user's own permissions, their
 groups' permissions, their role groups) saves about 1.5 ms a page.
 """
 
+import copy
 import functools
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.models import Group, Permission
 from django.contrib.contenttypes.models import ContentType
-from django.db import connection
+from django.db import connection, router
 from django.db.models.signals import m2m_changed
 from django.dispatch import receiver
 
 from factcheck.prepared import PreparedRead
-from factcheck.roles import ROLE_PERMISSIONS, remember_held_roles
+from factcheck.reference_data import kept
+from factcheck.roles import ROLE_PERMISSIONS, held_roles, remember_held_roles
 
 #: What a user object keeps of its permissions and roles (Django's and ours).
 CACHED_ON_USER = ("_perm_cache", "_user_perm_cache", "_group_perm_cache", "_held_roles_cache")
@@ -77,10 +79,31 @@ class PermissionBackend(ModelBackend):
         if type(user_id) is not int:
             # Another kind of primary key than the default: as ModelBackend reads it.
             return super().get_user(user_id)
+        User = get_user_model()
+        account = kept("accounts", user_id, lambda: self._account(user_id), model=User)
+        if account is None:
+            return None
+        names, values, remembered = account
+        # A new object for each request, as a query would give: requests change theirs.
+        user = User.from_db(router.db_for_read(User), names, values)
+        user.__dict__.update({name: copy.copy(value) for name, value in remembered.items()})
+        return user
+
+    def _account(self, user_id):
+        """
+        ``(field names, values, what the user object keeps of its permissions
+        and roles)`` for the active user ``user_id``, or None: what ``get_user``
+        keeps between changes to the accounts (factcheck/reference_data.py).
+        """
         rows = _user_by_pk(pk=user_id)
-        if rows and self.user_can_authenticate(rows[0]):
-            return rows[0]
-        return None
+        if not rows or not self.user_can_authenticate(rows[0]):
+            return None
+        user = rows[0]
+        self.get_all_permissions(user)
+        held_roles(user)
+        names = [field.attname for field in user._meta.concrete_fields]
+        remembered = {name: user.__dict__[name] for name in CACHED_ON_USER if name in user.__dict__}
+        return names, [getattr(user, name) for name in names], remembered
 
     def get_all_permissions(self, user_obj, obj=None):
         if not user_obj.is_active or user_obj.is_anonymous or obj is not None:

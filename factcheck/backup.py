@@ -36,6 +36,7 @@ from django.core.files.storage import FileSystemStorage, default_storage
 from django.db import connection, transaction
 from django.utils import timezone
 
+from factcheck import reference_data
 from factcheck.desk_pages import note_write
 
 MANIFEST = "manifest.json"
@@ -290,6 +291,7 @@ def restore_backup(directory):
     # otherwise tell the desk page cache of every write.
     if settings.DESK_PAGE_CACHE:
         note_write()
+        reference_data.forget_all()
     # What was cached from the replaced database may be keyed by ids that the
     # restored one hands out again for other rows. (On Redis this empties the
     # shared database: sessions are read again from the restored tables.)

@@ -44,6 +44,8 @@ from django.db import transaction
 from django.http import HttpResponse
 from django.utils import timezone
 
+from factcheck import reference_data
+
 logger = logging.getLogger(__name__)
 
 GENERATION_KEY = "desk-pages:write-generation"
@@ -104,6 +106,14 @@ def _note_commit():
         logger.exception("Could not mark stored desk pages out of date after a commit")
 
 
+def _note_reference_commit(groups):
+    try:
+        reference_data.note_written(groups)
+    except Exception:
+        # As _note_commit: the bound is reference_data.KEPT_SECONDS.
+        logger.exception("Could not mark kept reference data out of date after a commit")
+
+
 def count_writes(execute, sql, params, many, context):
     """
     A database execute wrapper, on every connection: while the cache is on,
@@ -118,6 +128,14 @@ def count_writes(execute, sql, params, many, context):
             entry[1] is _note_commit for entry in connection.run_on_commit
         ):
             transaction.on_commit(_note_commit, using=connection.alias)
+        # The data kept in each process between its changes (factcheck/reference_data.py).
+        groups = reference_data.groups_written(sql)
+        if groups:
+            reference_data.note_written(groups)
+            if connection.in_atomic_block:
+                transaction.on_commit(
+                    partial(_note_reference_commit, groups), using=connection.alias
+                )
     return result
 
 

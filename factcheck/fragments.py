@@ -40,6 +40,8 @@ from django.utils.safestring import mark_safe
 logger = logging.getLogger(__name__)
 
 CACHE_ALIAS = "fragments"
+#: The lists last shown by this process, in front of the shared cache.
+NEARBY_CACHE_ALIAS = "fragments-nearby"
 #: Unused rows age out; a row that is still shown is stored again when it is next rendered.
 CACHE_SECONDS = 6 * 60 * 60
 #: Plain values written as text, by their exact types.
@@ -180,11 +182,17 @@ def render_fragments(template_name, contexts):
         logger.exception("Rows of %s cannot be stored", template_name)
         template = get_template(template_name)
         return [template.render(context) for context in contexts]
-    cache = caches[CACHE_ALIAS]
-    html = cache.get(list_key)
+    # A list is keyed by all it shows: a copy in this process's memory is never out of
+    # date, and saves fetching some 50 KB from the shared cache on every visit.
+    nearby = caches[NEARBY_CACHE_ALIAS]
+    html = nearby.get(list_key)
     if html is None:
-        html = _render_rows(cache, template_name, contexts, surroundings)
-        cache.set(list_key, html, CACHE_SECONDS)
+        cache = caches[CACHE_ALIAS]
+        html = cache.get(list_key)
+        if html is None:
+            html = _render_rows(cache, template_name, contexts, surroundings)
+            cache.set(list_key, html, CACHE_SECONDS)
+        nearby.set(list_key, html, CACHE_SECONDS)
     return [mark_safe(row) for row in html]  # noqa: S308
 
 

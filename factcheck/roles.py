@@ -66,7 +66,7 @@ ROLE_PERMISSIONS = {
 }
 
 
-def _held_roles(user):
+def held_roles(user):
     """
     The names of the role groups ``user`` is in: one query, then kept on the
     user object, as Django keeps the permissions it loads (``_perm_cache``),
@@ -87,7 +87,7 @@ def remember_held_roles(user, names):
 
 
 def is_editor(user):
-    return user.is_authenticated and (user.is_superuser or EDITOR in _held_roles(user))
+    return user.is_authenticated and (user.is_superuser or EDITOR in held_roles(user))
 
 
 def require_editor(user, doing):
@@ -99,14 +99,14 @@ def require_editor(user, doing):
 
 
 def is_reviewer(user):
-    return user.is_authenticated and (user.is_superuser or REVIEWER in _held_roles(user))
+    return user.is_authenticated and (user.is_superuser or REVIEWER in held_roles(user))
 
 
 def role_names(user):
     """The names of the roles ``user`` holds, for display."""
     if not user.is_authenticated:
         return []
-    held = _held_roles(user)
+    held = held_roles(user)
     names = [name for name in ROLE_PERMISSIONS if name in held]
     if user.is_superuser:
         names.insert(0, "Administrator")

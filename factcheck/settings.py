@@ -223,6 +223,13 @@ if REDIS_URL:
             "KEY_PREFIX": RENDERED_KEY_PREFIX,
             "OPTIONS": {"MAX_ENTRIES": 64},
         },
+        # The same for the lists of rows (of 50 KB or so).
+        "fragments-nearby": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "fragments-nearby",
+            "KEY_PREFIX": FRAGMENTS_KEY_PREFIX,
+            "OPTIONS": {"MAX_ENTRIES": 200},
+        },
     }
 else:
     CACHES = {
@@ -239,8 +246,9 @@ else:
             "KEY_PREFIX": FRAGMENTS_KEY_PREFIX,
             "OPTIONS": {"MAX_ENTRIES": 5000},
         },
-        # "rendered" is in this process's memory already.
+        # "rendered" and "fragments" are in this process's memory already.
         "rendered-nearby": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"},
+        "fragments-nearby": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"},
     }
 
 # Desk pages are kept in the shared cache until the next write to the database

@@ -15,7 +15,13 @@ from django.utils import timezone
 
 from claims.models import Case, Claim, Rating
 from claims.selectors import case_claim_index, case_list, claims_for_rows, reviews_for
-from factcheck.fragments import CACHE_ALIAS, digest, render_fragments, rendered_rows
+from factcheck.fragments import (
+    CACHE_ALIAS,
+    NEARBY_CACHE_ALIAS,
+    digest,
+    render_fragments,
+    rendered_rows,
+)
 from tests.factories import (
     ClaimFactory,
     RatingFactory,
@@ -177,6 +183,7 @@ def cache_reads(action):
 def test_a_list_shown_again_unchanged_is_one_read_from_the_cache():
     claims = claims_of(case_with_claims(3))
     first = rendered_rows(CLAIM_ROW, "claim", claims)
+    caches[NEARBY_CACHE_ALIAS].clear()  # as in another process
     again = []
 
     reads = cache_reads(lambda: again.extend(rendered_rows(CLAIM_ROW, "claim", claims)))
@@ -184,6 +191,24 @@ def test_a_list_shown_again_unchanged_is_one_read_from_the_cache():
     assert reads == [("get", 1)]
     assert again == first
     assert [claim.pk for claim, _html in again] == [claim.pk for claim in claims]
+
+
+def test_a_list_this_process_has_shown_is_not_read_from_the_shared_cache_again(settings):
+    # As with REDIS_URL: the shared cache is another process, and one is kept nearby.
+    settings.CACHES = settings.CACHES | {
+        NEARBY_CACHE_ALIAS: {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "fragments-nearby-test",
+        }
+    }
+    claims = claims_of(case_with_claims(3))
+    first = rendered_rows(CLAIM_ROW, "claim", claims)
+    again = []
+
+    reads = cache_reads(lambda: again.extend(rendered_rows(CLAIM_ROW, "claim", claims)))
+
+    assert reads == []
+    assert again == first
 
 
 def test_in_a_list_with_one_changed_row_the_others_are_read_in_one_call_and_not_rendered():

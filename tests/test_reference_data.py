@@ -1,0 +1,142 @@
+"""
+The logged-in user with their permissions and roles, and the rating scale, are
+kept in each process between their changes: read once, never served from
+before a change, whoever makes it.
+
+Transactional tests: what a request reads inside a transaction is never kept
+(a rollback could undo it unseen), and every other test runs in one.
+"""
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from claims.models import Rating
+from factcheck.desk_pages import note_write
+from factcheck.reference_data import forget_all, groups_written, kept
+from factcheck.roles import EDITOR
+from tests.factories import ClaimFactory
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def shared_cache(settings):
+    # The test process's own cache is the one every "process" here shares.
+    settings.DESK_PAGE_CACHE = True
+
+
+def rendered_after_a_write(client, url):
+    """``url`` rendered anew (a write elsewhere moved the desk pages on), and its queries."""
+    note_write()
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url)
+    return response, [query["sql"] for query in queries]
+
+
+def account_reads(queries):
+    return [sql for sql in queries if '"auth_user"' in sql or '"auth_permission"' in sql]
+
+
+def test_a_users_account_and_permissions_are_read_once_until_they_change(editor_client, editor):
+    url = reverse("claims:case_list")
+    first, first_queries = rendered_after_a_write(editor_client, url)
+    again, queries = rendered_after_a_write(editor_client, url)
+
+    assert first.status_code == again.status_code == 200
+    assert account_reads(first_queries)
+    assert account_reads(queries) == []
+    # The page still knows who is logged in and what they may do.
+    assert (editor.get_full_name() or editor.username) in again.text
+    assert "New case" in again.text
+
+
+def test_a_permission_taken_away_applies_to_the_next_request(editor_client, editor):
+    url = reverse("claims:case_list")
+    assert rendered_after_a_write(editor_client, url)[0].status_code == 200
+
+    editor.groups.remove(Group.objects.get(name=EDITOR))
+
+    assert rendered_after_a_write(editor_client, url)[0].status_code == 403
+
+
+def test_a_deactivated_account_is_logged_out_at_the_next_request(editor_client, editor):
+    url = reverse("claims:case_list")
+    assert rendered_after_a_write(editor_client, url)[0].status_code == 200
+
+    get_user_model().objects.filter(pk=editor.pk).update(is_active=False)
+
+    response = rendered_after_a_write(editor_client, url)[0]
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("login"))
+
+
+def test_a_renamed_rating_is_offered_by_the_next_case_page(editor_client):
+    claim = ClaimFactory()
+    rating = Rating.objects.order_by("order").first()
+    url = claim.case.get_absolute_url()
+    page, _queries = rendered_after_a_write(editor_client, url)
+    assert f">{rating.label}</option>" in page.text
+    again, queries = rendered_after_a_write(editor_client, url)
+    assert again.status_code == 200
+    assert not [sql for sql in queries if 'FROM "claims_rating"' in sql]
+
+    Rating.objects.filter(pk=rating.pk).update(label="Largely accurate")
+
+    page = rendered_after_a_write(editor_client, url)[0].text
+    assert ">Largely accurate</option>" in page
+    assert f">{rating.label}</option>" not in page
+
+
+def test_kept_data_is_read_again_after_a_write_to_its_tables_only():
+    assert kept("ratings", "probe", lambda: "first", model=Rating) == "first"
+    assert kept("ratings", "probe", lambda: "second", model=Rating) == "first"
+
+    ClaimFactory()  # writes to other tables: not the ratings'
+    assert kept("ratings", "probe", lambda: "third", model=Rating) == "first"
+
+    Rating.objects.filter(order=Rating.objects.order_by("order").first().order).update(
+        meaning="Reworded."
+    )
+    assert kept("ratings", "probe", lambda: "fourth", model=Rating) == "fourth"
+
+
+def test_nothing_read_inside_a_transaction_is_kept():
+    with transaction.atomic():
+        assert kept("ratings", "probe", lambda: "uncommitted", model=Rating) == "uncommitted"
+
+    assert kept("ratings", "probe", lambda: "committed", model=Rating) == "committed"
+
+
+def test_a_write_made_around_django_is_forgotten_with_forget_all():
+    kept("accounts", "probe", lambda: "before", model=get_user_model())
+
+    forget_all()
+
+    assert kept("accounts", "probe", lambda: "after", model=get_user_model()) == "after"
+
+
+def test_nothing_is_kept_without_a_cache_that_every_process_shares(settings):
+    settings.DESK_PAGE_CACHE = False
+    kept("ratings", "probe", lambda: "first", model=Rating)
+
+    assert kept("ratings", "probe", lambda: "second", model=Rating) == "second"
+
+
+@pytest.mark.parametrize(
+    ("sql", "groups"),
+    [
+        ('UPDATE "auth_user" SET "is_active" = false WHERE "auth_user"."id" = 3', {"accounts"}),
+        ('DELETE FROM "auth_user_groups" WHERE "user_id" = 3', {"accounts"}),
+        ('INSERT INTO "django_content_type" ("app_label") VALUES (%s)', {"accounts"}),
+        ('UPDATE "claims_rating" SET "label" = %s', {"ratings"}),
+        ('TRUNCATE "auth_group", "claims_rating", "claims_claim"', {"accounts", "ratings"}),
+        ('INSERT INTO "claims_claim" ("statement") VALUES (%s)', set()),
+        (b"UPDATE something unreadable", {"accounts", "ratings"}),
+    ],
+)
+def test_a_write_moves_the_groups_whose_tables_it_names(sql, groups):
+    assert groups_written(sql) == groups
