@@ -7,7 +7,7 @@ import datetime
 
 import pytest
 from django.core.cache import caches
-from django.template import Context, Template
+from django.template import Context, Template, TemplateSyntaxError
 from django.template.loader import get_template
 from django.test.signals import template_rendered
 from django.urls import reverse, set_script_prefix
@@ -354,3 +354,43 @@ def test_a_list_row_reads_nothing_its_object_was_not_loaded_with(
     assert len(rows) == 2
     for assignment in reviewer.review_assignments.select_related("claim__case"):
         assert any(assignment.claim.case.title in html for html in rows)
+
+
+def test_a_case_pages_stored_header_and_filters_are_not_rendered_again_unchanged(
+    editor_client, settings
+):
+    settings.DESK_PAGE_CACHE = False  # else the whole page is served as stored
+    case = case_with_claims(2)
+    url = case.get_absolute_url()
+    first_renders = rendered_templates(lambda: editor_client.get(url))
+    pages = []
+
+    renders = rendered_templates(lambda: pages.append(editor_client.get(url).text))
+
+    assert {"case-header", "claim-filters"} <= set(first_renders)
+    assert not {"case-header", "claim-filters"} & set(renders)
+    assert f"<h1>{case.title}</h1>" in pages[0]
+    assert 'aria-label="Filter the claims"' in pages[0]
+
+
+def test_a_case_pages_stored_header_shows_a_change_at_once(editor_client, settings):
+    settings.DESK_PAGE_CACHE = False
+    case = case_with_claims(2)
+    url = case.get_absolute_url()
+    editor_client.get(url)
+
+    Case.objects.filter(pk=case.pk).update(title="A renamed case")
+    Claim.objects.filter(case=case).update(status="in_review")
+    page = editor_client.get(url).text
+
+    assert "<h1>A renamed case</h1>" in page
+    assert '<span class="progress-summary__count">2</span> In review' in page
+
+
+@pytest.mark.parametrize(
+    "tag",
+    ["{% stored %}", "{% stored header %}", '{% stored "header" case %}'],
+)
+def test_a_stored_partial_without_a_quoted_name_and_pairs_is_a_template_error(tag):
+    with pytest.raises(TemplateSyntaxError):
+        Template("{% load stored %}" + tag)
