@@ -4,11 +4,13 @@ exactly when something it shows has changed, never served from before.
 """
 
 import datetime
+import re
 
 import pytest
 from django.core.cache import caches
 from django.template import Context, Template, TemplateSyntaxError
 from django.template.loader import get_template
+from django.test import Client
 from django.test.signals import template_rendered
 from django.urls import reverse, set_script_prefix
 from django.utils import timezone
@@ -22,6 +24,7 @@ from factcheck.fragments import (
     render_fragments,
     rendered_rows,
 )
+from factcheck.templatetags.stored import csrf_stand_in
 from tests.factories import (
     ClaimFactory,
     RatingFactory,
@@ -394,3 +397,21 @@ def test_a_case_pages_stored_header_shows_a_change_at_once(editor_client, settin
 def test_a_stored_partial_without_a_quoted_name_and_pairs_is_a_template_error(tag):
     with pytest.raises(TemplateSyntaxError):
         Template("{% load stored %}" + tag)
+
+
+def test_the_stored_desk_menus_logout_form_carries_the_pages_own_token(editor, settings):
+    settings.DESK_PAGE_CACHE = False
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(editor)
+    url = reverse("claims:case_list")
+    client.get(url)  # renders and stores the menu
+    page = client.get(url).text  # the menu served as stored
+
+    token = re.search(
+        f'action="{reverse("logout")}">'
+        r'<input type="hidden" name="csrfmiddlewaretoken" value="([^"]+)"',
+        page,
+    )
+    assert token
+    assert csrf_stand_in() not in page
+    assert client.post(reverse("logout"), {"csrfmiddlewaretoken": token[1]}).status_code == 302

@@ -6,15 +6,32 @@ rendered with those names only and stored under a digest of their values
 For the parts of a page that show only data (a header, a filter's choices):
 after a write elsewhere they are the same as before, and a stored copy costs
 less than rendering them. The partial sees nothing else: not ``user``,
-``perms``, ``request`` or ``csrf_token``; pass what it shows, such as
-``can_add=perms.claims.add_claim``.
+``perms`` or ``request``; pass what it shows, such as
+``can_add=perms.claims.add_claim``. It may hold a form's ``{% csrf_token %}``:
+the token differs on every response, so the partial is stored with a
+stand-in, which the page's own token replaces.
 """
 
+import functools
+
 from django import template
+from django.utils.crypto import salted_hmac
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
 
 from factcheck.fragments import render_fragments
 
 register = template.Library()
+
+
+@functools.cache
+def csrf_stand_in():
+    """
+    Where a stored partial's CSRF token goes: nothing anyone can type into what
+    a partial shows (derived from SECRET_KEY, the same in every process), and
+    nothing escaping changes.
+    """
+    return f"csrf-{salted_hmac('stored-partial-csrf', 'stand-in', algorithm='sha256').hexdigest()}"
 
 
 class StoredPartialNode(template.Node):
@@ -24,7 +41,12 @@ class StoredPartialNode(template.Node):
 
     def render(self, context):
         values = {name: value.resolve(context) for name, value in self.names.items()}
-        return render_fragments(f"{self.origin.template_name}#{self.partial}", [values])[0]
+        stand_in = values["csrf_token"] = csrf_stand_in()
+        html = render_fragments(f"{self.origin.template_name}#{self.partial}", [values])[0]
+        if stand_in in html:
+            token = context.get("csrf_token")
+            html = mark_safe(html.replace(stand_in, escape(token or "")))  # noqa: S308
+        return html
 
 
 @register.tag
