@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 from django.contrib.auth import get_user_model
 from django.db import connection
-from django.db.models import Count, Exists, F, OuterRef, Subquery
+from django.db.models import Count, Exists, F, FilteredRelation, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils.html import format_html
@@ -33,7 +33,7 @@ from factcheck.roles import (
     sees_every_case,
 )
 from sources.highlighting import cached_marked_part
-from sources.models import Quotation
+from sources.models import Quotation, SourceVersion
 
 
 class ClaimRow(NamedTuple):
@@ -140,6 +140,46 @@ def case_in_reach(slug, user):
     ``user`` may open it (``cases_visible_to``); else Case.DoesNotExist.
     """
     return _case_with_people.one(claim_reach(user), slug=slug, user_id=user.pk or 0)
+
+
+#: What the case page shows of the piece's current version: all but its text, which
+#: can run to megabytes (a cached rendering stands in for it).
+_PIECE_VERSION_FIELDS = tuple(
+    field.attname for field in SourceVersion._meta.concrete_fields if field.name != "extracted_text"
+)
+
+
+def _case_with_piece(reach, *, slug, user_id):
+    current = (
+        SourceVersion.objects.filter(source_id=OuterRef("source_under_check_id"))
+        .current_first()
+        .values("pk")[:1]
+    )
+    # Django cannot defer a field through a FilteredRelation's select_related: the
+    # version's columns are read as annotations instead, and made a version again.
+    return _case_with_people.build(reach, slug=slug, user_id=user_id).annotate(
+        piece_version=FilteredRelation(
+            "source_under_check__versions",
+            condition=Q(source_under_check__versions__pk=Subquery(current)),
+        ),
+        **{f"piece_version_{name}": F(f"piece_version__{name}") for name in _PIECE_VERSION_FIELDS},
+    )
+
+
+_case_with_piece_version = PreparedRead(_case_with_piece)
+
+
+def case_with_piece_in_reach(slug, user):
+    """
+    ``(case, version)``: ``case_in_reach``, and the piece's current version
+    (``SourceVersionQuerySet.current_first``; None before an upload), its text
+    left in the database, read in the same query.
+    """
+    case = _case_with_piece_version.one(claim_reach(user), slug=slug, user_id=user.pk or 0)
+    values = [case.__dict__.pop(f"piece_version_{name}") for name in _PIECE_VERSION_FIELDS]
+    if values[0] is None:
+        return case, None
+    return case, SourceVersion.from_db(case._state.db, _PIECE_VERSION_FIELDS, values)
 
 
 def case_claim_index(case, user=None):

@@ -61,6 +61,7 @@ from claims.selectors import (
     case_in_reach,
     case_list_rows,
     case_marked_part,
+    case_with_piece_in_reach,
     claim_for_page,
     claim_history,
     claim_status_summary,
@@ -93,7 +94,7 @@ from factcheck.public_pages import public_page
 from factcheck.roles import claims_visible_to, is_editor, sees_every_case
 from factcheck.shortcuts import found_or_404, id_or_none, plain_answer, post_or_back_to
 from sources.highlighting import offset_in_text
-from sources.selectors import latest_version_without_text, passage_occurrences
+from sources.selectors import passage_occurrences
 from sources.services import quotation_create_from_selection
 
 CASES_PER_PAGE = 20
@@ -131,7 +132,7 @@ def _filtered(case, rows, *, status, verdict, reviewer):
 @permission_required("claims.view_case", raise_exception=True)
 @desk_page
 def case_detail_view(request, slug, create_form=None, status_code=200):
-    case = _case(request, slug)
+    case, version = found_or_404(case_with_piece_in_reach, slug, request.user)
     filters = {
         "status": request.GET.get("status", ""),
         "verdict": request.GET.get("verdict", ""),
@@ -166,7 +167,6 @@ def case_detail_view(request, slug, create_form=None, status_code=200):
         return render(request, "claims/case_detail.html#claim-list", context)
 
     every_claim = sees_every_case(request.user)
-    version = latest_version_without_text(case.source_under_check)
     # Without a mouse: words found in the piece, then a match picked into the claim form.
     finder = PassageFinderForm(request.GET if "passage" in request.GET else None)
     occurrences = []

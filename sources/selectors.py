@@ -40,22 +40,6 @@ def source_list():
     )
 
 
-_latest_version = PreparedRead(
-    lambda *, source_id: (
-        SourceVersion.objects.filter(source_id=source_id).without_text().current_first()[:1]
-    )
-)
-
-
-def latest_version_without_text(source):
-    """
-    ``source``'s current version (``SourceVersionQuerySet.current_first``), its
-    text left in the database; None before an upload.
-    """
-    rows = _latest_version(source_id=source.pk)
-    return rows[0] if rows else None
-
-
 # The source reader's reads, the same on every request: compiled once (factcheck.prepared).
 _versions_of_source = PreparedRead(
     lambda *, source_id: (

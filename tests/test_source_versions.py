@@ -1,11 +1,19 @@
 import hashlib
 
 import pytest
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
+from django.test.utils import CaptureQueriesContext
 
-from sources.models import ImmutableRecordError, SourceVersion
+from claims.selectors import case_with_piece_in_reach
+from sources.models import ExtractionStatus, ImmutableRecordError, SourceVersion
 from sources.services import source_version_create_from_text
-from tests.factories import SAMPLE_TEXT, SourceFactory, SourceVersionFactory
+from tests.factories import (
+    SAMPLE_TEXT,
+    CaseFactory,
+    PieceUnderCheckFactory,
+    SourceFactory,
+    SourceVersionFactory,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -101,3 +109,23 @@ def test_the_database_refuses_a_second_version_with_the_same_number():
 
     with pytest.raises(IntegrityError), transaction.atomic():
         duplicate.save()
+
+
+def test_the_case_page_reads_the_current_version_with_the_case_and_leaves_its_text(editor):
+    case = CaseFactory(source_under_check=PieceUnderCheckFactory())
+    assert case_with_piece_in_reach(case.slug, editor)[1] is None  # nothing uploaded yet
+
+    readable = SourceVersionFactory(source=case.source_under_check, text="Growth was 3 percent.")
+    unreadable = SourceVersionFactory(source=case.source_under_check, text="Growth was 4 percent.")
+    SourceVersion.objects.filter(pk=unreadable.pk).update(extraction_status=ExtractionStatus.FAILED)
+
+    with CaptureQueriesContext(connection) as queries:
+        found, version = case_with_piece_in_reach(case.slug, editor)
+
+    assert len(queries) == 1
+    assert found == case
+    # A version whose text could not be read is not the current one (current_first).
+    assert version == readable == case.source_under_check.latest_version
+    assert version.number == 1
+    assert "extracted_text" in version.get_deferred_fields()
+    assert version.extracted_text == "Growth was 3 percent."
