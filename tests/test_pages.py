@@ -809,3 +809,24 @@ def test_a_rationale_in_the_case_pages_claim_list_is_rendered_as_on_the_claim_pa
     assert "<strong>2.6×</strong>" in page.text
     assert '<a href="https://example.org/p"' in page.text
     assert "**2.6×**" not in page.text
+
+
+def test_a_claim_with_two_reviewers_is_found_by_either_and_the_filter_lists_them_by_username(
+    editor_client, first_case
+):
+    claim = first_case.claims.first()
+    zoe = ReviewAssignmentFactory(claim=claim, reviewer=ReviewerFactory(username="zoe")).reviewer
+    abe = ReviewAssignmentFactory(claim=claim, reviewer=ReviewerFactory(username="abe")).reviewer
+    headers = {"HX-Request": "true", "HX-Target": "claim-list"}
+
+    for reviewer in (zoe, abe):
+        found = editor_client.get(
+            first_case.get_absolute_url(), {"reviewer": reviewer.pk}, headers=headers
+        ).text
+        assert found.count('class="claim"') == 1
+        assert f'id="claim-{claim.pk}"' in found
+    page = editor_client.get(first_case.get_absolute_url()).text
+    reviewer_filter = page[page.index('id="reviewer-filter"') :]
+    assert reviewer_filter.index(f'<option value="{abe.pk}">') < reviewer_filter.index(
+        f'<option value="{zoe.pk}">'
+    )

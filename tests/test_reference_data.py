@@ -18,7 +18,7 @@ from claims.models import Rating
 from factcheck.desk_pages import note_write
 from factcheck.reference_data import forget_all, groups_written, kept
 from factcheck.roles import EDITOR
-from tests.factories import ClaimFactory
+from tests.factories import ClaimFactory, ReviewAssignmentFactory, ReviewerFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -38,7 +38,8 @@ def rendered_after_a_write(client, url):
 
 
 def account_reads(queries):
-    return [sql for sql in queries if '"auth_user"' in sql or '"auth_permission"' in sql]
+    """The queries reading users or permissions themselves (not a case's lead editor, joined)."""
+    return [sql for sql in queries if 'FROM "auth_user"' in sql or '"auth_permission"' in sql]
 
 
 def test_a_users_account_and_permissions_are_read_once_until_they_change(editor_client, editor):
@@ -140,3 +141,17 @@ def test_nothing_is_kept_without_a_cache_that_every_process_shares(settings):
 )
 def test_a_write_moves_the_groups_whose_tables_it_names(sql, groups):
     assert groups_written(sql) == groups
+
+
+def test_a_renamed_reviewer_is_named_so_by_the_next_case_pages_filter(editor_client):
+    assignment = ReviewAssignmentFactory(reviewer=ReviewerFactory(first_name="Ada", last_name="B"))
+    url = assignment.claim.case.get_absolute_url()
+    assert "Ada B</option>" in rendered_after_a_write(editor_client, url)[0].text
+    _page, queries = rendered_after_a_write(editor_client, url)
+    assert account_reads(queries) == []
+
+    get_user_model().objects.filter(pk=assignment.reviewer_id).update(first_name="Grace")
+
+    page = rendered_after_a_write(editor_client, url)[0].text
+    assert "Grace B</option>" in page
+    assert "Ada B</option>" not in page
