@@ -177,6 +177,9 @@ def case_detail_view(request, slug, create_form=None, status_code=200):
         "occurrences": occurrences,
         "more_not_shown": len(occurrences) == PASSAGE_MATCHES_SHOWN,
         "create_form": create_form or ClaimCreateForm(),
+        "can_add_claim": request.user.has_perm("claims.add_claim"),
+        # Nothing picked, found or sent: the piece and its blank forms can be stored.
+        "reader_is_blank": create_form is None and not finder.is_bound,
     }
     if request.htmx and request.htmx.target in ("passage-results", "claim-create"):
         return render(request, f"claims/case_detail.html#{request.htmx.target}", context)

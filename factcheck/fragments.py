@@ -20,6 +20,7 @@ it is the same for every user: it must not use ``user``, ``perms`` or
 field, read in the template, would not be in the digest).
 """
 
+import dataclasses
 import datetime
 import decimal
 import hashlib
@@ -132,6 +133,12 @@ class _Describer(pickle.Pickler):
             return (_named, (type(value).__qualname__, tuple(value)))
         if isinstance(value, dict):
             return (_named, (type(value).__qualname__, tuple(value.items())))
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            # A value object (a TextPart): its fields, which are all it holds.
+            fields = tuple(
+                (field.name, getattr(value, field.name)) for field in dataclasses.fields(value)
+            )
+            return (_named, (type(value).__qualname__, fields))
         raise TypeError(f"A stored fragment cannot be keyed on a {type(value).__name__}")
 
 
@@ -165,14 +172,17 @@ def digest(template_name, context, surroundings=None):
     return "fragment:" + _hash((template_name, surroundings or _surroundings(), context))
 
 
-def render_fragments(template_name, contexts):
+def render_fragments(template_name, contexts, *, constants=None):
     """
     ``template_name`` (a partial, ``"page.html#row"``) rendered with each
     context of ``contexts``, in order. The whole list is stored too, under a
     digest of all its contexts: a list shown again unchanged is one read from
     the cache. Otherwise the stored rows come from the cache, and the rest are
-    rendered and stored.
+    rendered and stored. ``constants`` are given to every row as well but are
+    not in the digest: only what is the same for every request (the caller
+    vouches for it).
     """
+    constants = constants or {}
     surroundings = _surroundings()
     try:
         list_key = "fragment-list:" + _hash((template_name, surroundings, contexts))
@@ -181,7 +191,7 @@ def render_fragments(template_name, contexts):
         # and only slower; the log says which (the tests call digest() and fail).
         logger.exception("Rows of %s cannot be stored", template_name)
         template = get_template(template_name)
-        return [template.render(context) for context in contexts]
+        return [template.render(context | constants) for context in contexts]
     # A list is keyed by all it shows: a copy in this process's memory is never out of
     # date, and saves fetching some 50 KB from the shared cache on every visit.
     nearby = caches[NEARBY_CACHE_ALIAS]
@@ -190,13 +200,13 @@ def render_fragments(template_name, contexts):
         cache = caches[CACHE_ALIAS]
         html = cache.get(list_key)
         if html is None:
-            html = _render_rows(cache, template_name, contexts, surroundings)
+            html = _render_rows(cache, template_name, contexts, surroundings, constants)
             cache.set(list_key, html, CACHE_SECONDS)
         nearby.set(list_key, html, CACHE_SECONDS)
     return [mark_safe(row) for row in html]  # noqa: S308
 
 
-def _render_rows(cache, template_name, contexts, surroundings):
+def _render_rows(cache, template_name, contexts, surroundings, constants):
     """Each row's HTML: the stored ones from the cache, the rest rendered and stored."""
     keys = [digest(template_name, context, surroundings) for context in contexts]
     stored = cache.get_many(set(keys))
@@ -205,7 +215,7 @@ def _render_rows(cache, template_name, contexts, surroundings):
     for key, context in zip(keys, contexts, strict=True):
         if key not in stored and key not in missing:
             template = template or get_template(template_name)
-            missing[key] = template.render(context)
+            missing[key] = template.render(context | constants)
     if missing:
         cache.set_many(missing, CACHE_SECONDS)
     return [stored[key] if key in stored else missing[key] for key in keys]

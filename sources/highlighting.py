@@ -214,6 +214,22 @@ def _stored(key):
     return value
 
 
+def _text_of(version):
+    """
+    ``version``'s text, read without keeping it on the object when it was left
+    in the database: the object stays as it was loaded (a page's stored parts
+    are keyed by what their objects hold, factcheck/fragments.py).
+    """
+    if "extracted_text" in version.get_deferred_fields():
+        return (
+            type(version)
+            ._base_manager.filter(pk=version.pk)
+            .values_list("extracted_text", flat=True)
+            .get()
+        )
+    return version.extracted_text
+
+
 def cached_marked_part(version, spans, *, mark_class, at=0, part_chars=READER_PART_CHARS, key=None):
     """
     The part of a ready version's marked text (``render_marked_text``) that
@@ -237,7 +253,7 @@ def cached_marked_part(version, spans, *, mark_class, at=0, part_chars=READER_PA
     index = _part_holding(bounds, at) if bounds else None
     html = _stored(f"{prefix}:{index}") if bounds else None
     if html is None:  # never rendered, or a part evicted on its own: render them all
-        text = version.extracted_text
+        text = _text_of(version)
         paragraphs = _rendered_paragraphs(
             text, spans() if callable(spans) else spans, mark_class, version.page_offsets or ()
         )

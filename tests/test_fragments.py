@@ -370,8 +370,9 @@ def test_a_case_pages_stored_header_and_filters_are_not_rendered_again_unchanged
 
     renders = rendered_templates(lambda: pages.append(editor_client.get(url).text))
 
-    assert {"case-header", "claim-filters"} <= set(first_renders)
-    assert not {"case-header", "claim-filters"} & set(renders)
+    stored = {"case-header", "claim-filters", "reader-text"}
+    assert stored <= set(first_renders)
+    assert not stored & set(renders)
     assert f"<h1>{case.title}</h1>" in pages[0]
     assert 'aria-label="Filter the claims"' in pages[0]
 
@@ -415,3 +416,27 @@ def test_the_stored_desk_menus_logout_form_carries_the_pages_own_token(editor, s
     assert token
     assert csrf_stand_in() not in page
     assert client.post(reverse("logout"), {"csrfmiddlewaretoken": token[1]}).status_code == 302
+
+
+def test_a_stored_reader_s_claim_form_carries_the_pages_own_token(editor, settings):
+    settings.DESK_PAGE_CACHE = False
+    case = case_with_claims(1)
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(editor)
+    client.get(case.get_absolute_url())  # renders and stores the piece with its blank form
+    page = client.get(case.get_absolute_url()).text
+
+    form = page[page.index('id="claim-create"') :]
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form)[1]
+    response = client.post(
+        reverse("claims:claim_create", args=[case.slug]),
+        {"csrfmiddlewaretoken": token, "start": 0, "end": 4, "selected_text": "x"},
+    )
+    assert response.status_code != 403
+    assert csrf_stand_in() not in page
+
+
+def test_a_stored_partial_takes_constants_only_as_pairs():
+    Template('{% load stored %}{% stored "header" case=case constant form=form %}')
+    with pytest.raises(TemplateSyntaxError):
+        Template('{% load stored %}{% stored "header" case=case constant form %}')

@@ -10,6 +10,12 @@ less than rendering them. The partial sees nothing else: not ``user``,
 ``can_add=perms.claims.add_claim``. It may hold a form's ``{% csrf_token %}``:
 the token differs on every response, so the partial is stored with a
 stand-in, which the page's own token replaces.
+
+Names after the word ``constant`` are given to the partial but not keyed:
+only for what is the same on every request, such as a blank form
+(``{% stored "reader" part=part constant form=blank_form %}``), which the
+digest cannot describe. The template must make sure of that (show the partial
+with ``{% partial %}`` otherwise).
 """
 
 import functools
@@ -35,14 +41,18 @@ def csrf_stand_in():
 
 
 class StoredPartialNode(template.Node):
-    def __init__(self, partial, names):
+    def __init__(self, partial, names, constants):
         self.partial = partial
         self.names = names
+        self.constants = constants
 
     def render(self, context):
         values = {name: value.resolve(context) for name, value in self.names.items()}
         stand_in = values["csrf_token"] = csrf_stand_in()
-        html = render_fragments(f"{self.origin.template_name}#{self.partial}", [values])[0]
+        constants = {name: value.resolve(context) for name, value in self.constants.items()}
+        html = render_fragments(
+            f"{self.origin.template_name}#{self.partial}", [values], constants=constants
+        )[0]
         if stand_in in html:
             token = context.get("csrf_token")
             html = mark_safe(html.replace(stand_in, escape(token or "")))  # noqa: S308
@@ -56,7 +66,12 @@ def stored(parser, token):
         raise template.TemplateSyntaxError(
             '{% stored %} takes the name of a partial in quotes: {% stored "header" case=case %}'
         )
+    constant_assignments = []
+    if "constant" in assignments:
+        at = assignments.index("constant")
+        assignments, constant_assignments = assignments[:at], assignments[at + 1 :]
     names = template.base.token_kwargs(assignments, parser, support_legacy=False)
-    if assignments:  # token_kwargs takes the pairs it reads off the list
+    constants = template.base.token_kwargs(constant_assignments, parser, support_legacy=False)
+    if assignments or constant_assignments:  # token_kwargs takes the pairs it reads
         raise template.TemplateSyntaxError("{% stored %} takes name=value pairs after the partial.")
-    return StoredPartialNode(partial[1:-1], names)
+    return StoredPartialNode(partial[1:-1], names, constants)
