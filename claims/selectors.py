@@ -8,18 +8,15 @@ from typing import NamedTuple
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import (
-    CharField,
     Count,
     Exists,
     F,
     FilteredRelation,
     OuterRef,
     Q,
-    StringAgg,
     Subquery,
-    Value,
 )
-from django.db.models.functions import Cast, Coalesce
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils.html import format_html
 
@@ -197,9 +194,9 @@ def case_claim_index(case, user=None):
     """
     Every claim of ``case`` in the order the article makes them, as light
     rows (dicts of ``pk``, ``ordinal``, ``statement``, ``status``,
-    ``verdict_id``, the quotation's ``start``, ``end`` and ``version_id``, and
-    the ``reviewer_ids`` of its assignments, a frozenset): enough to filter the
-    list, number it and mark the article without loading the claims themselves.
+    ``verdict_id`` and the quotation's ``start``, ``end`` and ``version_id``):
+    enough to filter the list, number it and mark the article without loading
+    the claims themselves.
     The ``ordinal`` (1, 2, …) stays the same whatever list a claim is shown
     in; with ``user``, only the claims within their reach
     (``claims_visible_to``) are listed.
@@ -207,10 +204,6 @@ def case_claim_index(case, user=None):
     rows = _claim_index_rows(case_id=case.pk)
     for ordinal, row in enumerate(rows, start=1):
         row["ordinal"] = ordinal
-        reviewers = row.pop("reviewers")
-        row["reviewer_ids"] = (
-            frozenset(map(int, reviewers.split(","))) if reviewers else frozenset()
-        )
     if user is not None and not sees_every_case(user):
         visible = set(_claim_ids_in_reach(claim_reach(user), case_id=case.pk, user_id=user.pk))
         rows = [row for row in rows if row["pk"] in visible]
@@ -229,14 +222,6 @@ _claim_index_rows = PreparedRead(
             start=F("quotation__start"),
             end=F("quotation__end"),
             version_id=F("quotation__version_id"),
-            # Read with the claims (one index lookup each), not in a query of their own.
-            reviewers=Subquery(
-                ReviewAssignment.objects.filter(claim_id=OuterRef("pk"))
-                .order_by()
-                .values("claim_id")
-                .annotate(ids=StringAgg(Cast("reviewer_id", CharField()), Value(",")))
-                .values("ids")
-            ),
         )
     )
 )
@@ -245,6 +230,15 @@ _claim_ids_in_reach = PreparedRead(
         claims_in_reach(reach, user_id).filter(case_id=case_id).values_list("pk", flat=True)
     )
 )
+
+
+def claims_reviewed_by(case, reviewer_id):
+    """The ids of ``case``'s claims that ``reviewer_id`` is assigned to review."""
+    return set(
+        ReviewAssignment.objects.filter(claim__case=case, reviewer_id=reviewer_id).values_list(
+            "claim_id", flat=True
+        )
+    )
 
 
 def claims_for_rows(case, rows):
@@ -491,14 +485,14 @@ def quotations_for_evidence(case, query, limit=20):
     return list(quotations[:limit])
 
 
-def case_filter_choices(index, *, reviewers=True):
+def case_filter_choices(case, *, reviewers=True):
     """
     The verdicts and the reviewers (``(id as text, name)``, by username, as
-    the filter's options carry them) that a case's claim list can be filtered
-    by, from its whole ``case_claim_index``; no reviewers without ``reviewers``
-    (a reviewer's list holds only their claims).
+    the filter's options carry them) that ``case``'s claim list can be
+    filtered by; no reviewers without ``reviewers`` (a reviewer's list holds
+    only their claims).
     """
-    # Both seldom change: kept between their changes (factcheck/reference_data.py).
+    # Ratings and names seldom change: kept between their changes (factcheck/reference_data.py).
     choices = {
         "verdicts": [
             copy.copy(rating) for rating in kept("ratings", "in order", _verdicts, model=Rating)
@@ -507,13 +501,22 @@ def case_filter_choices(index, *, reviewers=True):
     }
     if reviewers:
         names = kept("accounts", "names", _user_names, model=get_user_model())
-        reviewer_ids = frozenset().union(*(row["reviewer_ids"] for row in index))
-        # One deleted since the claims were read has gone from their list too.
-        shown = sorted((names[pk][0], pk) for pk in reviewer_ids if pk in names)
+        # One deleted since its assignments were read has none left.
+        shown = sorted(
+            (names[pk][0], pk) for pk in _reviewer_ids_of_case(case_id=case.pk) if pk in names
+        )
         choices["reviewers"] = [(str(pk), names[pk][1]) for _username, pk in shown]
     return choices
 
 
+_reviewer_ids_of_case = PreparedRead(
+    lambda *, case_id: (
+        ReviewAssignment.objects.filter(claim__case_id=case_id)
+        .order_by()
+        .values_list("reviewer_id", flat=True)
+        .distinct()
+    )
+)
 _verdicts = PreparedRead(lambda: Rating.objects.order_by("order"))
 
 

@@ -66,6 +66,7 @@ from claims.selectors import (
     claim_history,
     claim_status_summary,
     claims_for_rows,
+    claims_reviewed_by,
     quotations_for_evidence,
     review_rows,
 )
@@ -115,7 +116,7 @@ def case_list_view(request):
     return render(request, "claims/case_list.html", {"page": page, "case_rows": rows})
 
 
-def _filtered(rows, *, status, verdict, reviewer):
+def _filtered(case, rows, *, status, verdict, reviewer):
     if status:
         rows = [row for row in rows if row["status"] == status]
     if verdict:
@@ -123,7 +124,8 @@ def _filtered(rows, *, status, verdict, reviewer):
     if reviewer:
         # Anything but an id the database can hold is a reviewer of nothing.
         reviewer_id = id_or_none(reviewer)
-        rows = [row for row in rows if reviewer_id and reviewer_id in row["reviewer_ids"]]
+        reviewed = claims_reviewed_by(case, reviewer_id) if reviewer_id else set()
+        rows = [row for row in rows if row["pk"] in reviewed]
     return rows
 
 
@@ -141,7 +143,9 @@ def case_detail_view(request, slug, create_form=None, status_code=200):
     # The part of the piece being read; a passage picked without a mouse opens its own.
     at = offset_in_text(request.GET.get("at") or request.GET.get("start"))
     index = case_claim_index(case, request.user)
-    page = Paginator(_filtered(index, **filters), CLAIMS_PER_PAGE).get_page(request.GET.get("page"))
+    page = Paginator(_filtered(case, index, **filters), CLAIMS_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
     context = {
         "case": case,
         "page": page,
@@ -193,7 +197,7 @@ def case_detail_view(request, slug, create_form=None, status_code=200):
         else None,
         "summary": status_choices if every_claim else claim_status_summary(case),
         "status_choices": status_choices,
-        **case_filter_choices(index, reviewers=every_claim),
+        **case_filter_choices(case, reviewers=every_claim),
     }
     return render(request, "claims/case_detail.html", context, status=status_code)
 
