@@ -11,8 +11,9 @@ statement that writes to one of its tables (``factcheck.desk_pages.count_writes`
 sees every statement, from any process or task worker) and once more when the
 transaction commits. A process keeps what it read under the generation that it
 read first, before the data, and uses it while the number has not moved: one
-read from the shared cache instead of the queries, and never older than the
-database (the argument is the desk pages', factcheck/desk_pages.py).
+read from the shared cache instead of the queries (all groups' numbers at once,
+once a request), and never older than the database (the argument is the desk
+pages', factcheck/desk_pages.py).
 
 Only what was read outside a transaction is kept: a transaction's own writes,
 which a rollback may undo without a statement that moves the number, are never
@@ -22,6 +23,7 @@ Django (``psql``, a restore) does not move the numbers: ``forget_all()`` does,
 and nothing is kept longer than ``KEPT_SECONDS`` anyway.
 """
 
+import contextvars
 import re
 import secrets
 import time
@@ -65,6 +67,10 @@ def groups_written(sql):
 
 def note_written(groups):
     """Move the generation of each of ``groups``: what processes keep of them is out of date."""
+    # This request reads them again: its own write moved them.
+    held = _read_in_request.get()
+    if held:
+        held.clear()
     cache = _cache()
     for group in groups:
         key = _generation_key(group)
@@ -82,13 +88,34 @@ def forget_all():
     _kept.clear()
 
 
+#: In a request, the generations it has read: every group's, in one round trip to the
+#: cache, at the first use (a page may use three). Outside requests (a task worker),
+#: None: each use reads them again.
+_read_in_request = contextvars.ContextVar("reference_generations", default=None)
+
+
+def request_started(**kwargs):
+    _read_in_request.set({})
+
+
+def request_finished(**kwargs):
+    _read_in_request.set(None)
+
+
 def _generation(group):
+    held = _read_in_request.get()
+    if held:
+        return held[group]
     cache = _cache()
-    generation = cache.get(_generation_key(group))
-    if generation is None:
-        cache.add(_generation_key(group), secrets.randbits(48), timeout=None)
-        generation = cache.get(_generation_key(group))
-    return generation
+    keys = {_generation_key(name): name for name in GROUPS}
+    found = cache.get_many(keys)
+    for key in keys.keys() - found.keys():
+        cache.add(key, secrets.randbits(48), timeout=None)
+        found[key] = cache.get(key)
+    generations = {name: found[key] for key, name in keys.items()}
+    if held is not None:
+        held.update(generations)
+    return generations[group]
 
 
 def kept(group, key, read, *, model):

@@ -8,8 +8,11 @@ Transactional tests: what a request reads inside a transaction is never kept
 """
 
 import pytest
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.core.cache import caches
+from django.core.signals import request_finished, request_started
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -155,3 +158,53 @@ def test_a_renamed_reviewer_is_named_so_by_the_next_case_pages_filter(editor_cli
     page = rendered_after_a_write(editor_client, url)[0].text
     assert "Grace B</option>" in page
     assert "Ada B</option>" not in page
+
+
+def counted_generation_reads(action):
+    """How many times ``action()`` asks the shared cache for the generations."""
+    cache = caches[settings.DESK_PAGE_CACHE_ALIAS]
+    reads = []
+    get_many = cache.get_many
+
+    def counted(keys, *args, **kwargs):
+        if any(key.startswith("reference-data:") for key in keys):
+            reads.append(keys)
+        return get_many(keys, *args, **kwargs)
+
+    cache.get_many = counted
+    try:
+        action()
+    finally:
+        del cache.get_many
+    return len(reads)
+
+
+def test_a_request_reads_the_generations_once_until_it_writes():
+    def in_a_request():
+        request_started.send(sender=None)
+        try:
+            kept("accounts", "probe", lambda: 1, model=get_user_model())
+            kept("ratings", "probe", lambda: 1, model=Rating)
+            kept("ratings", "probe", lambda: 1, model=Rating)
+        finally:
+            request_finished.send(sender=None)
+
+    assert counted_generation_reads(in_a_request) == 1
+
+    def writing_in_a_request():
+        request_started.send(sender=None)
+        try:
+            kept("ratings", "probe", lambda: 1, model=Rating)
+            Rating.objects.filter(pk=0).update(meaning="Nothing")  # moves the ratings on
+            assert kept("ratings", "probe", lambda: 2, model=Rating) == 2
+        finally:
+            request_finished.send(sender=None)
+
+    assert counted_generation_reads(writing_in_a_request) == 2
+
+    # Outside a request (a task worker) every use reads them.
+    def outside_a_request():
+        kept("ratings", "probe", lambda: 2, model=Rating)
+        kept("ratings", "probe", lambda: 2, model=Rating)
+
+    assert counted_generation_reads(outside_a_request) == 2
