@@ -1,5 +1,6 @@
 """Splitting a text into paragraphs and marked segments, for reading views."""
 
+import dataclasses
 import hashlib
 import html
 from dataclasses import dataclass, field
@@ -135,6 +136,11 @@ class TextPart:
     #: Where the parts before and after it begin (None at either end).
     previous_start: int | None = None
     next_start: int | None = None
+
+    @property
+    def without_text(self):
+        """The part's place in the text, for what shows where it is (its digest stays small)."""
+        return dataclasses.replace(self, html="")
 
 
 #: What ends each part but the last: the next part's first paragraph, set

@@ -370,7 +370,7 @@ def test_a_case_pages_stored_header_and_filters_are_not_rendered_again_unchanged
 
     renders = rendered_templates(lambda: pages.append(editor_client.get(url).text))
 
-    stored = {"case-header", "claim-filters", "reader-text"}
+    stored = {"case-header", "claim-filters", "reader-tools", "reader-end"}
     assert stored <= set(first_renders)
     assert not stored & set(renders)
     assert f"<h1>{case.title}</h1>" in pages[0]
