@@ -185,7 +185,7 @@ def case_with_piece_in_reach(slug, user):
     """
     case = _case_with_piece_version.one(claim_reach(user), slug=slug, user_id=user.pk or 0)
     values = [case.__dict__.pop(f"piece_version_{name}") for name in _PIECE_VERSION_FIELDS]
-    if values[0] is None:
+    if values[_PIECE_VERSION_FIELDS.index(SourceVersion._meta.pk.attname)] is None:
         return case, None
     return case, SourceVersion.from_db(case._state.db, _PIECE_VERSION_FIELDS, values)
 
@@ -503,7 +503,9 @@ def case_filter_choices(case, *, reviewers=True):
         names = kept("accounts", "names", _user_names, model=get_user_model())
         # One deleted since its assignments were read has none left.
         shown = sorted(
-            (names[pk][0], pk) for pk in _reviewer_ids_of_case(case_id=case.pk) if pk in names
+            (names[pk][0].casefold(), pk)
+            for pk in _reviewer_ids_of_case(case_id=case.pk)
+            if pk in names
         )
         choices["reviewers"] = [(str(pk), names[pk][1]) for _username, pk in shown]
     return choices

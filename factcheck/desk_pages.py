@@ -106,12 +106,29 @@ def _note_commit():
         logger.exception("Could not mark stored desk pages out of date after a commit")
 
 
-def _note_reference_commit(groups):
-    try:
-        reference_data.note_written(groups)
-    except Exception:
-        # As _note_commit: the bound is reference_data.KEPT_SECONDS.
-        logger.exception("Could not mark kept reference data out of date after a commit")
+class _NoteReferenceCommit:
+    """At commit, move the groups a transaction's statements wrote: one callback each."""
+
+    def __init__(self, groups):
+        self.groups = set(groups)
+
+    def __call__(self):
+        try:
+            reference_data.note_written(self.groups)
+        except Exception:
+            # As _note_commit: the bound is reference_data.KEPT_SECONDS.
+            logger.exception("Could not mark kept reference data out of date after a commit")
+
+
+def _note_reference_write(connection, groups):
+    reference_data.note_written(groups)
+    if not connection.in_atomic_block:
+        return
+    for _savepoints, callback, _robust in connection.run_on_commit:
+        if isinstance(callback, _NoteReferenceCommit):
+            callback.groups |= groups
+            return
+    transaction.on_commit(_NoteReferenceCommit(groups), using=connection.alias)
 
 
 def count_writes(execute, sql, params, many, context):
@@ -131,11 +148,7 @@ def count_writes(execute, sql, params, many, context):
         # The data kept in each process between its changes (factcheck/reference_data.py).
         groups = reference_data.groups_written(sql)
         if groups:
-            reference_data.note_written(groups)
-            if connection.in_atomic_block:
-                transaction.on_commit(
-                    partial(_note_reference_commit, groups), using=connection.alias
-                )
+            _note_reference_write(connection, groups)
     return result
 
 

@@ -16,8 +16,9 @@ otherwise its rows are read with one ``get_many``.
 
 A row partial is rendered with its object alone, without the request, so that
 it is the same for every user: it must not use ``user``, ``perms`` or
-``csrf_token``, and it may show only what the view has loaded (a deferred
-field, read in the template, would not be in the digest).
+``csrf_token`` (a ``{% stored %}`` partial may hold a CSRF token: it is given a
+stand-in, factcheck/templatetags/stored.py), and it may show only what the view
+has loaded (a deferred field, read in the template, would not be in the digest).
 """
 
 import dataclasses
@@ -133,12 +134,16 @@ class _Describer(pickle.Pickler):
             return (_named, (type(value).__qualname__, tuple(value)))
         if isinstance(value, dict):
             return (_named, (type(value).__qualname__, tuple(value.items())))
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            # A value object (a TextPart): its fields, which are all it holds.
+        if (
+            dataclasses.is_dataclass(value)
+            and not isinstance(value, type)
+            and type(value).__dataclass_params__.frozen
+        ):
+            # A value object (a TextPart): its fields, which are all it can hold.
             fields = tuple(
                 (field.name, getattr(value, field.name)) for field in dataclasses.fields(value)
             )
-            return (_named, (type(value).__qualname__, fields))
+            return (_named, (f"{type(value).__module__}.{type(value).__qualname__}", fields))
         raise TypeError(f"A stored fragment cannot be keyed on a {type(value).__name__}")
 
 

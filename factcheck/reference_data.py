@@ -1,7 +1,7 @@
 """
 Data that every desk request reads and that seldom changes, kept in each
 process between its changes: the logged-in user with their permissions and
-roles, and the verdict ratings.
+roles, the users' names, and the verdict ratings.
 
 Reading them costs a desk page three queries (about 1 ms) on every request,
 after any write, though they change only when someone's account, groups or
@@ -15,38 +15,62 @@ read from the shared cache instead of the queries (all groups' numbers at once,
 once a request), and never older than the database (the argument is the desk
 pages', factcheck/desk_pages.py).
 
-Only what was read outside a transaction is kept: a transaction's own writes,
+Inside a transaction nothing is kept or used: a transaction's own writes,
 which a rollback may undo without a statement that moves the number, are never
-seen by another request. Like the desk page cache, this needs a cache that
-every process shares: it is on with ``DESK_PAGE_CACHE``. A write made around
-Django (``psql``, a restore) does not move the numbers: ``forget_all()`` does,
-and nothing is kept longer than ``KEPT_SECONDS`` anyway.
+seen by another request, and it always sees them itself. Like the desk page
+cache, this needs a cache that every process shares: it is on with
+``DESK_PAGE_CACHE``, in the processes where that is on. A write made around
+them (``psql``, a ``manage.py shell`` without ``REDIS_URL``, a restore) does not
+move the numbers (``forget_all()`` does): it is seen within ``KEPT_SECONDS``.
 """
 
 import contextvars
+import functools
 import re
 import secrets
 import time
 
+from django.apps import apps
 from django.conf import settings
 from django.core.cache import caches
 from django.db import connections, router
 
-#: Every table whose rows a group's data is read from, by the start of its name.
+#: The models whose rows each group's data is read from (with their many-to-many tables).
 GROUPS = {
     # Users, their groups and permissions, and the content types that name them.
-    "accounts": ("auth_", "django_content_type"),
-    "ratings": ("claims_rating",),
+    "accounts": (
+        settings.AUTH_USER_MODEL,
+        "auth.Group",
+        "auth.Permission",
+        "contenttypes.ContentType",
+    ),
+    "ratings": ("claims.Rating",),
 }
 #: The longest a process keeps anything: it bounds a write that no statement here made.
 KEPT_SECONDS = 60
 #: Entries kept per process at most; past this, all are dropped and read again.
 MAX_KEPT = 5000
 
-_WRITTEN = {
-    group: re.compile("|".join(re.escape(table) for table in tables), re.IGNORECASE)
-    for group, tables in GROUPS.items()
-}
+
+@functools.cache
+def _written_patterns():
+    """For each group, a pattern finding any of its tables' names in a statement."""
+    patterns = {}
+    for group, labels in GROUPS.items():
+        tables = set()
+        for label in labels:
+            model = apps.get_model(label)
+            tables.add(model._meta.db_table)
+            tables.update(
+                field.remote_field.through._meta.db_table
+                for field in model._meta.local_many_to_many
+            )
+        # Quoted or not, but not as part of a longer name ("auth_user" in "auth_user_groups").
+        names = "|".join(re.escape(table) for table in sorted(tables))
+        patterns[group] = re.compile(rf"(?<!\w)(?:{names})(?!\w)", re.IGNORECASE)
+    return patterns
+
+
 _kept = {}
 
 
@@ -62,7 +86,7 @@ def groups_written(sql):
     """The groups whose tables the write statement ``sql`` may change (all, if unreadable)."""
     if not isinstance(sql, str):
         return frozenset(GROUPS)
-    return frozenset(group for group, pattern in _WRITTEN.items() if pattern.search(sql))
+    return frozenset(group for group, pattern in _written_patterns().items() if pattern.search(sql))
 
 
 def note_written(groups):
@@ -121,11 +145,14 @@ def _generation(group):
 def kept(group, key, read, *, model):
     """
     What ``read()`` returns, kept in this process under ``group`` and ``key``
-    while no write has changed the group's tables (see the module). ``model``
-    names the database it is read from; ``read`` must return a value that no
-    caller changes (build fresh objects from it).
+    while no write has changed the group's tables (see the module); inside a
+    transaction, read each time. ``model`` is what ``read`` reads: its
+    database's connection says whether a transaction is open. ``read`` must
+    return a value that no caller changes (build fresh objects from it).
     """
-    if not settings.DESK_PAGE_CACHE:
+    # In a transaction, read afresh: it may have written the tables itself, which
+    # others cannot see yet (and a rollback may undo unseen).
+    if not settings.DESK_PAGE_CACHE or connections[router.db_for_read(model)].in_atomic_block:
         return read()
     # Read before the data: a write after this moves the number past it.
     generation = _generation(group)
@@ -134,8 +161,7 @@ def kept(group, key, read, *, model):
     if entry is not None and entry[0] == generation and entry[1] > now:
         return entry[2]
     value = read()
-    if not connections[router.db_for_read(model)].in_atomic_block:
-        if len(_kept) >= MAX_KEPT:
-            _kept.clear()
-        _kept[group, key] = (generation, now + KEPT_SECONDS, value)
+    if len(_kept) >= MAX_KEPT:
+        _kept.clear()
+    _kept[group, key] = (generation, now + KEPT_SECONDS, value)
     return value

@@ -124,7 +124,7 @@ def _rendered_paragraphs(text, spans, mark_class, page_offsets):
         yield paragraph.start, "".join(parts)
 
 
-@dataclass
+@dataclass(frozen=True)
 class TextPart:
     """One part of a long text as the reader shows it: whole paragraphs, ``start`` to ``end``."""
 

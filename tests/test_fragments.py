@@ -15,6 +15,7 @@ from django.test.signals import template_rendered
 from django.urls import reverse, set_script_prefix
 from django.utils import timezone
 
+from claims.forms import PassageFinderForm
 from claims.models import Case, Claim, Rating
 from claims.selectors import case_claim_index, case_list, claims_for_rows, reviews_for
 from factcheck.fragments import (
@@ -24,7 +25,7 @@ from factcheck.fragments import (
     render_fragments,
     rendered_rows,
 )
-from factcheck.templatetags.stored import csrf_stand_in
+from factcheck.templatetags.stored import _holds_input, csrf_stand_in
 from tests.factories import (
     ClaimFactory,
     RatingFactory,
@@ -432,7 +433,7 @@ def test_a_stored_reader_s_claim_form_carries_the_pages_own_token(editor, settin
         reverse("claims:claim_create", args=[case.slug]),
         {"csrfmiddlewaretoken": token, "start": 0, "end": 4, "selected_text": "x"},
     )
-    assert response.status_code != 403
+    assert response.status_code == 422  # past the CSRF check, refused for its selection
     assert csrf_stand_in() not in page
 
 
@@ -440,3 +441,26 @@ def test_a_stored_partial_takes_constants_only_as_pairs():
     Template('{% load stored %}{% stored "header" case=case constant form=form %}')
     with pytest.raises(TemplateSyntaxError):
         Template('{% load stored %}{% stored "header" case=case constant form %}')
+
+
+def test_a_refused_claims_typed_text_is_never_stored_for_the_next_visitor(editor_client, settings):
+    settings.DESK_PAGE_CACHE = False
+    case = case_with_claims(1)
+    url = case.get_absolute_url()
+    editor_client.get(url)  # the blank piece, stored
+
+    refused = editor_client.post(
+        reverse("claims:claim_create", args=[case.slug]),
+        {"start": 0, "end": 4, "selected_text": "not the text", "statement": "Typed by me."},
+    )
+    again = editor_client.get(url)
+
+    assert refused.status_code == 422
+    assert "Typed by me." in refused.text
+    assert "Typed by me." not in again.text
+
+
+def test_only_a_blank_form_may_be_a_stored_partials_constant():
+    assert not _holds_input(PassageFinderForm())
+    assert _holds_input(PassageFinderForm({"passage": "typed words"}))
+    assert _holds_input(PassageFinderForm(initial={"passage": "picked"}))

@@ -7,6 +7,8 @@ Transactional tests: what a request reads inside a transaction is never kept
 (a rollback could undo it unseen), and every other test runs in one.
 """
 
+import time
+
 import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -18,6 +20,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from claims.models import Rating
+from factcheck import reference_data
 from factcheck.desk_pages import note_write
 from factcheck.reference_data import forget_all, groups_written, kept
 from factcheck.roles import EDITOR
@@ -116,7 +119,8 @@ def test_nothing_read_inside_a_transaction_is_kept():
 
 
 def test_a_write_made_around_django_is_forgotten_with_forget_all():
-    kept("accounts", "probe", lambda: "before", model=get_user_model())
+    assert kept("accounts", "probe", lambda: "before", model=get_user_model()) == "before"
+    assert kept("accounts", "probe", lambda: "unseen", model=get_user_model()) == "before"
 
     forget_all()
 
@@ -208,3 +212,32 @@ def test_a_request_reads_the_generations_once_until_it_writes():
         kept("ratings", "probe", lambda: 2, model=Rating)
 
     assert counted_generation_reads(outside_a_request) == 2
+
+
+def test_a_transaction_neither_keeps_nor_uses_what_is_kept():
+    assert kept("ratings", "probe", lambda: "outside", model=Rating) == "outside"
+
+    with transaction.atomic():
+        # It may have written the ratings itself: what others keep is not for it.
+        assert kept("ratings", "probe", lambda: "inside", model=Rating) == "inside"
+
+    assert kept("ratings", "probe", lambda: "again", model=Rating) == "outside"
+
+
+def test_what_another_process_kept_before_a_commit_is_read_again_after_it():
+    rating = Rating.objects.order_by("order").first()
+
+    def label():
+        return Rating.objects.get(pk=rating.pk).label
+
+    with transaction.atomic():
+        Rating.objects.filter(pk=rating.pk).update(label="Relabelled")
+        # Another process, between the statement and the commit, reads the label as
+        # committed so far and keeps it under the number the statement moved to.
+        reference_data._kept["ratings", "label"] = (
+            reference_data._generation("ratings"),
+            time.monotonic() + reference_data.KEPT_SECONDS,
+            rating.label,
+        )
+
+    assert kept("ratings", "label", label, model=Rating) == "Relabelled"

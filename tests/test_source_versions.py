@@ -129,3 +129,15 @@ def test_the_case_page_reads_the_current_version_with_the_case_and_leaves_its_te
     assert version.number == 1
     assert "extracted_text" in version.get_deferred_fields()
     assert version.extracted_text == "Growth was 3 percent."
+
+
+def test_a_newer_version_still_being_read_is_the_case_pages_current_one(editor):
+    case = CaseFactory(source_under_check=PieceUnderCheckFactory())
+    SourceVersionFactory(source=case.source_under_check, text="Growth was 3 percent.")
+    newer = SourceVersionFactory(source=case.source_under_check, text="Growth was 4 percent.")
+    SourceVersion.objects.filter(pk=newer.pk).update(extraction_status=ExtractionStatus.PENDING)
+
+    version = case_with_piece_in_reach(case.slug, editor)[1]
+
+    assert version == newer == case.source_under_check.latest_version
+    assert not version.is_ready

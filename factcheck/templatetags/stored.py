@@ -15,12 +15,15 @@ Names after the word ``constant`` are given to the partial but not keyed:
 only for what is the same on every request, such as a blank form
 (``{% stored "reader" part=part constant form=blank_form %}``), which the
 digest cannot describe. The template must make sure of that (show the partial
-with ``{% partial %}`` otherwise).
+with ``{% partial %}`` otherwise); as a last guard, a partial given a bound
+form or one with initial values is rendered, never stored.
 """
 
 import functools
 
 from django import template
+from django.forms import BaseForm
+from django.template.loader import get_template
 from django.utils.crypto import salted_hmac
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
@@ -47,16 +50,26 @@ class StoredPartialNode(template.Node):
         self.constants = constants
 
     def render(self, context):
+        partial = f"{self.origin.template_name}#{self.partial}"
         values = {name: value.resolve(context) for name, value in self.names.items()}
-        stand_in = values["csrf_token"] = csrf_stand_in()
         constants = {name: value.resolve(context) for name, value in self.constants.items()}
-        html = render_fragments(
-            f"{self.origin.template_name}#{self.partial}", [values], constants=constants
-        )[0]
+        if any(_holds_input(value) for value in constants.values()):
+            # Not the same for every request after all: never stored (see the module).
+            token = {"csrf_token": context.get("csrf_token")}
+            return get_template(partial).render(values | constants | token)
+        stand_in = values["csrf_token"] = csrf_stand_in()
+        html = render_fragments(partial, [values], constants=constants)[0]
         if stand_in in html:
             token = context.get("csrf_token")
-            html = mark_safe(html.replace(stand_in, escape(token or "")))  # noqa: S308
+            # As {% csrf_token %} writes nothing without a token.
+            token = "" if token in (None, "NOTPROVIDED") else str(token)
+            html = mark_safe(html.replace(stand_in, escape(token)))  # noqa: S308
         return html
+
+
+def _holds_input(value):
+    """Whether ``value`` is a form holding what someone typed or picked (or its errors)."""
+    return isinstance(value, BaseForm) and (value.is_bound or bool(value.initial))
 
 
 @register.tag
