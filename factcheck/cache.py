@@ -8,6 +8,8 @@ A client holds no connection of its own (it borrows one from the pool for each
 command) and may be shared between threads, so one per pool is enough.
 """
 
+import secrets
+
 from django.core.cache.backends import redis
 
 
@@ -28,3 +30,26 @@ class RedisCache(redis.RedisCache):
     def __init__(self, server, params):
         super().__init__(server, params)
         self._class = RedisCacheClient
+
+
+def generation(cache, key):
+    """
+    The number under ``key`` in ``cache``, which copies kept elsewhere are
+    stored under; started at a random number if the cache has none.
+    """
+    number = cache.get(key)
+    if number is None:
+        # Random: if the number is lost (evicted) while copies are still kept, it
+        # must not start again at one that they were kept under.
+        cache.add(key, secrets.randbits(48), timeout=None)
+        number = cache.get(key)
+    return number
+
+
+def move_generation(cache, key):
+    """Move the number under ``key`` on: every copy kept under it is out of date."""
+    try:
+        cache.incr(key)
+    except ValueError:
+        cache.add(key, secrets.randbits(48), timeout=None)
+        cache.incr(key)

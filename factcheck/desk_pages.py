@@ -33,7 +33,6 @@ process another process's write would not be seen, so without it
 
 import hashlib
 import logging
-import secrets
 from functools import partial, wraps
 
 from django.conf import settings
@@ -45,6 +44,7 @@ from django.http import HttpResponse
 from django.utils import timezone
 
 from factcheck import reference_data
+from factcheck.cache import generation, move_generation
 
 logger = logging.getLogger(__name__)
 
@@ -75,60 +75,48 @@ def is_write(sql):
 
 def write_generation():
     """The current write generation, started at a random number if the cache has none."""
-    cache = _cache()
-    generation = cache.get(GENERATION_KEY)
-    if generation is None:
-        # Random: if the number is lost (evicted) while pages are still stored, it
-        # must not start again at one that they were stored under.
-        cache.add(GENERATION_KEY, secrets.randbits(48), timeout=None)
-        generation = cache.get(GENERATION_KEY)
-    return generation
+    return generation(_cache(), GENERATION_KEY)
 
 
 def note_write():
     """Move the write generation on: every stored desk page is out of date."""
-    cache = _cache()
-    try:
-        cache.incr(GENERATION_KEY)
-    except ValueError:
-        cache.add(GENERATION_KEY, secrets.randbits(48), timeout=None)
-        cache.incr(GENERATION_KEY)
+    move_generation(_cache(), GENERATION_KEY)
 
 
-def _note_commit():
-    try:
-        note_write()
-    except Exception:
-        # The data is committed: failing the response would not undo it. A page
-        # rendered between the statement's bump and the commit showed the data as
-        # it was before, and without this bump it can be served for up to
-        # CACHE_SECONDS; that is the bound, not the statement's bump.
-        logger.exception("Could not mark stored desk pages out of date after a commit")
+class _NoteCommit:
+    """
+    At a transaction's commit, move the write generation once more, and the
+    numbers of the kept data whose tables its statements wrote
+    (factcheck/reference_data.py): one callback a transaction.
+    """
 
-
-class _NoteReferenceCommit:
-    """At commit, move the groups a transaction's statements wrote: one callback each."""
-
-    def __init__(self, groups):
-        self.groups = set(groups)
+    def __init__(self):
+        self.groups = set()
 
     def __call__(self):
-        try:
-            reference_data.note_written(self.groups)
-        except Exception:
-            # As _note_commit: the bound is reference_data.KEPT_SECONDS.
-            logger.exception("Could not mark kept reference data out of date after a commit")
+        # The data is committed: failing the response would not undo it. A page
+        # rendered between the statement's bump and the commit showed the data as it
+        # was before, and without this bump it can be served for up to CACHE_SECONDS
+        # (kept data for reference_data.KEPT_SECONDS); that is the bound, not the
+        # statement's bump.
+        for move, what in (
+            (note_write, "stored desk pages"),
+            (partial(reference_data.note_written, self.groups), "kept reference data"),
+        ):
+            try:
+                move()
+            except Exception:
+                logger.exception("Could not mark %s out of date after a commit", what)
 
 
-def _note_reference_write(connection, groups):
-    reference_data.note_written(groups)
-    if not connection.in_atomic_block:
-        return
+def _at_commit(connection):
+    """This transaction's ``_NoteCommit``, registered with its first write."""
     for _savepoints, callback, _robust in connection.run_on_commit:
-        if isinstance(callback, _NoteReferenceCommit):
-            callback.groups |= groups
-            return
-    transaction.on_commit(_NoteReferenceCommit(groups), using=connection.alias)
+        if isinstance(callback, _NoteCommit):
+            return callback
+    callback = _NoteCommit()
+    transaction.on_commit(callback, using=connection.alias)
+    return callback
 
 
 def count_writes(execute, sql, params, many, context):
@@ -140,15 +128,12 @@ def count_writes(execute, sql, params, many, context):
     result = execute(sql, params, many, context)
     if settings.DESK_PAGE_CACHE and is_write(sql):
         note_write()
-        connection = context["connection"]
-        if connection.in_atomic_block and not any(
-            entry[1] is _note_commit for entry in connection.run_on_commit
-        ):
-            transaction.on_commit(_note_commit, using=connection.alias)
         # The data kept in each process between its changes (factcheck/reference_data.py).
         groups = reference_data.groups_written(sql)
-        if groups:
-            _note_reference_write(connection, groups)
+        reference_data.note_written(groups)
+        connection = context["connection"]
+        if connection.in_atomic_block:
+            _at_commit(connection).groups |= groups
     return result
 
 

@@ -27,13 +27,14 @@ move the numbers (``forget_all()`` does): it is seen within ``KEPT_SECONDS``.
 import contextvars
 import functools
 import re
-import secrets
 import time
 
 from django.apps import apps
 from django.conf import settings
 from django.core.cache import caches
 from django.db import connections, router
+
+from factcheck.cache import generation, move_generation
 
 #: The models whose rows each group's data is read from (with their many-to-many tables).
 GROUPS = {
@@ -91,19 +92,15 @@ def groups_written(sql):
 
 def note_written(groups):
     """Move the generation of each of ``groups``: what processes keep of them is out of date."""
+    if not groups:
+        return
     # This request reads them again: its own write moved them.
     held = _read_in_request.get()
     if held:
         held.clear()
     cache = _cache()
     for group in groups:
-        key = _generation_key(group)
-        try:
-            cache.incr(key)
-        except ValueError:
-            # Random: a number lost (evicted) must not start again at one still kept.
-            cache.add(key, secrets.randbits(48), timeout=None)
-            cache.incr(key)
+        move_generation(cache, _generation_key(group))
 
 
 def forget_all():
@@ -134,8 +131,7 @@ def _generation(group):
     keys = {_generation_key(name): name for name in GROUPS}
     found = cache.get_many(keys)
     for key in keys.keys() - found.keys():
-        cache.add(key, secrets.randbits(48), timeout=None)
-        found[key] = cache.get(key)
+        found[key] = generation(cache, key)
     generations = {name: found[key] for key, name in keys.items()}
     if held is not None:
         held.update(generations)
