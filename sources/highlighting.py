@@ -1,9 +1,8 @@
 """Splitting a text into paragraphs and marked segments, for reading views."""
 
-import dataclasses
 import hashlib
 import html
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 
 from django.core.cache import caches
@@ -140,7 +139,7 @@ class TextPart:
     @property
     def without_text(self):
         """The part's place in the text, for what shows where it is (its digest stays small)."""
-        return dataclasses.replace(self, html="")
+        return replace(self, html="")
 
 
 #: What ends each part but the last: the next part's first paragraph, set
