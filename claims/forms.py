@@ -2,10 +2,11 @@ import re
 
 from django import forms
 from django.contrib.auth import get_user_model
-from django.core.validators import MaxLengthValidator, slug_re
+from django.core.validators import slug_re
 from django.utils import timezone
 
 from claims.models import (
+    CORRECTION_TEXT_CHARS,
     Case,
     Claim,
     Correction,
@@ -251,10 +252,6 @@ class CaseForm(forms.ModelForm):
         )
 
 
-#: Each text of a correction at most: a log entry is read in full, in the log and every feed.
-CORRECTION_TEXT_CHARS = 5000
-
-
 class CorrectionForm(forms.ModelForm):
     """An editor's draft of a correction; published entries never come back to a form."""
 
@@ -314,10 +311,8 @@ class CorrectionForm(forms.ModelForm):
             .order_by("-sequence")
         )
         for name in self.TEXT_FIELDS:
-            field = self.fields[name]
-            field.max_length = CORRECTION_TEXT_CHARS
-            field.validators.append(MaxLengthValidator(CORRECTION_TEXT_CHARS))
-            field.widget.attrs["maxlength"] = str(CORRECTION_TEXT_CHARS)
+            # The model's validator refuses more; the browser stops the typing there.
+            self.fields[name].widget.attrs["maxlength"] = str(CORRECTION_TEXT_CHARS)
         self.fields["claim"].error_messages["invalid_choice"] = (
             "This claim cannot be corrected any more: it is no longer published, or its "
             "fact-check was retracted."

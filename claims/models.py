@@ -1,5 +1,6 @@
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxLengthValidator
 from django.db import models
 from django.db.models.functions import Length
 from django.db.models.lookups import Exact
@@ -421,6 +422,17 @@ class CorrectionQuerySet(models.QuerySet):
         return self.filter(kind=CorrectionKind.RETRACTION, status=CorrectionStatus.PUBLISHED)
 
 
+#: Each text of a correction at most: a log entry is read in full, in the log and every feed.
+CORRECTION_TEXT_CHARS = 5000
+
+
+def _log_entry_text(*args, **kwargs):
+    # A validator, not max_length: full_clean (and so correction_draft) refuses a
+    # longer text, and the column is untouched (SQLite would rebuild the table,
+    # and its append-only triggers with it, for a max_length).
+    return models.TextField(*args, validators=[MaxLengthValidator(CORRECTION_TEXT_CHARS)], **kwargs)
+
+
 class Correction(models.Model):
     """
     A public correction, clarification or update to a published case or claim.
@@ -440,9 +452,9 @@ class Correction(models.Model):
         Claim, null=True, blank=True, on_delete=models.PROTECT, related_name="corrections"
     )
     kind = models.CharField(max_length=20, choices=Kind, default=Kind.CORRECTION)
-    what_was_wrong = models.TextField()
-    what_is_right = models.TextField("what is right now")
-    reason = models.TextField("why", blank=True)
+    what_was_wrong = _log_entry_text()
+    what_is_right = _log_entry_text("what is right now")
+    reason = _log_entry_text("why", blank=True)
     old_verdict = models.ForeignKey(
         Rating, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )

@@ -18,8 +18,8 @@ from claims.corrections import (
     correction_publish,
     verify_chain,
 )
-from claims.forms import CORRECTION_TEXT_CHARS
 from claims.models import (
+    CORRECTION_TEXT_CHARS,
     Claim,
     ClaimStatus,
     Correction,
@@ -321,6 +321,21 @@ def test_a_correction_text_over_the_limit_is_refused_and_kept(client, editor, pu
     assert response.status_code == 422
     assert f"has at most {CORRECTION_TEXT_CHARS} characters" in response.text
     assert too_long.strip()[-30:] in response.text
+    assert not Correction.objects.exists()
+
+
+def test_correction_draft_refuses_a_text_over_the_limit_without_a_form(published_claim, editor):
+    with pytest.raises(ValidationError) as refused:
+        correction_draft(
+            case=published_claim.case,
+            claim=published_claim,
+            editor=editor,
+            kind=CorrectionKind.CORRECTION,
+            what_was_wrong="We said 467 seconds.",
+            what_is_right="x" * (CORRECTION_TEXT_CHARS + 1),
+        )
+
+    assert "what_is_right" in refused.value.message_dict
     assert not Correction.objects.exists()
 
 
