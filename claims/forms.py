@@ -17,7 +17,7 @@ from claims.models import (
 )
 from claims.services import reviewer_already_assigned
 from factcheck.roles import EDITOR, REVIEWER
-from factcheck.shortcuts import id_or_none, without_control_characters
+from factcheck.shortcuts import id_or_none
 from factcheck.widgets import LongModelChoiceField
 from sources.models import Quotation, Source, SourceRole
 
@@ -255,8 +255,6 @@ class CaseForm(forms.ModelForm):
 class CorrectionForm(forms.ModelForm):
     """An editor's draft of a correction; published entries never come back to a form."""
 
-    TEXT_FIELDS = ("what_was_wrong", "what_is_right", "reason")
-
     report = forms.IntegerField(required=False, widget=forms.HiddenInput)
 
     class Meta:
@@ -310,7 +308,7 @@ class CorrectionForm(forms.ModelForm):
             .select_related("claim", "case")
             .order_by("-sequence")
         )
-        for name in self.TEXT_FIELDS:
+        for name in Correction.TEXT_FIELDS:
             # The model's validator refuses more; the browser stops the typing there.
             self.fields[name].widget.attrs["maxlength"] = str(CORRECTION_TEXT_CHARS)
         self.fields["claim"].error_messages["invalid_choice"] = (
@@ -320,14 +318,6 @@ class CorrectionForm(forms.ModelForm):
         self.fields["supersedes"].label_from_instance = lambda entry: (
             f"Entry {entry.sequence}: {entry}"
         )
-
-    def clean(self):
-        cleaned = super().clean()
-        # Pasted from a PDF, they would reach the public feeds, which cannot carry them.
-        for name in self.TEXT_FIELDS:
-            if cleaned.get(name):
-                cleaned[name] = without_control_characters(cleaned[name])
-        return cleaned
 
 
 class ErrorReportForm(forms.Form):

@@ -8,6 +8,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.functional import cached_property
 
+from factcheck.shortcuts import without_control_characters
 from sources.models import Quotation, Source
 
 
@@ -446,6 +447,8 @@ class Correction(models.Model):
 
     Kind = CorrectionKind
     Status = CorrectionStatus
+    #: What the entry says, in its own words: limited and cleaned alike.
+    TEXT_FIELDS = ("what_was_wrong", "what_is_right", "reason")
 
     case = models.ForeignKey(Case, on_delete=models.PROTECT, related_name="corrections")
     claim = models.ForeignKey(
@@ -557,6 +560,9 @@ class Correction(models.Model):
 
     def clean(self):
         super().clean()
+        # Pasted from a PDF, they would reach the public feeds, which cannot carry them.
+        for name in self.TEXT_FIELDS:
+            setattr(self, name, without_control_characters(getattr(self, name)))
         if self.claim_id and self.case_id and self.claim.case_id != self.case_id:
             raise ValidationError(
                 {"claim": "The claim must belong to the corrected case."},

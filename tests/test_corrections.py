@@ -281,6 +281,25 @@ def test_a_reviewer_may_approve_but_not_draft_or_publish(published_claim, editor
     correction_publish(correction=draft, editor=EditorFactory())
 
 
+def test_correction_draft_drops_control_characters_without_a_form(published_claim, editor):
+    draft = correction_draft(
+        case=published_claim.case,
+        claim=published_claim,
+        editor=editor,
+        kind=CorrectionKind.CORRECTION,
+        what_was_wrong="We said 467\x0cseconds.",
+        what_is_right="The parts add up\x1b to 460 seconds.",
+        reason="A typo\x00.",
+    )
+
+    draft.refresh_from_db()
+    assert (draft.what_was_wrong, draft.what_is_right, draft.reason) == (
+        "We said 467 seconds.",
+        "The parts add up to 460 seconds.",
+        "A typo.",
+    )
+
+
 # Through the desk's pages.
 
 

@@ -5,25 +5,31 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('claims', '0012_cases_published_with_their_claims'),
+        ("claims", "0012_cases_published_with_their_claims"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='correction',
-            name='reason',
-            field=models.TextField(blank=True, validators=[django.core.validators.MaxLengthValidator(5000)], verbose_name='why'),
+            model_name="correction",
+            name="reason",
+            field=models.TextField(
+                blank=True,
+                validators=[django.core.validators.MaxLengthValidator(5000)],
+                verbose_name="why",
+            ),
         ),
         migrations.AlterField(
-            model_name='correction',
-            name='what_is_right',
-            field=models.TextField(validators=[django.core.validators.MaxLengthValidator(5000)], verbose_name='what is right now'),
+            model_name="correction",
+            name="what_is_right",
+            field=models.TextField(
+                validators=[django.core.validators.MaxLengthValidator(5000)],
+                verbose_name="what is right now",
+            ),
         ),
         migrations.AlterField(
-            model_name='correction',
-            name='what_was_wrong',
+            model_name="correction",
+            name="what_was_wrong",
             field=models.TextField(validators=[django.core.validators.MaxLengthValidator(5000)]),
         ),
     ]
