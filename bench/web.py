@@ -152,6 +152,7 @@ def pages():
 
     from claims.models import Case, Claim
     from claims.public import published_corrections
+    from claims.selectors import open_review_count
     from claims.scale import BUSY_CASE_SLUG, BUSY_REVIEWER, NAMES, PREFIX
     from claims.views import CORRECTIONS_PER_PAGE
     from factcheck.search import search
@@ -192,6 +193,12 @@ def pages():
         ),
         (
             f"my reviews ({reviewer.review_assignments.count()} assignments)",
+            "/reviews/?show=all",
+            reviewer,
+            AIM,
+        ),
+        (
+            f"my reviews, awaiting ({open_review_count(reviewer)} in review)",
             "/reviews/",
             reviewer,
             AIM,

@@ -344,12 +344,16 @@ class ReviewAssignment(models.Model):
                 fields=["reviewer", "-decided_at", "due_on", "assigned_at", "id"],
                 name="assignment_review_queue",
             ),
-            # Their undecided claims (decided_at null), read from the index alone for
-            # the navigation's count on every desk page (with claim_in_review).
+            # Their undecided assignments (decided_at null) in the order My reviews
+            # lists the ones awaiting a decision, holding every column of the table
+            # that the list reads (reviews_for), so that a page of them is read from
+            # the front of the index alone: PostgreSQL's generic plan, guessing a few
+            # dozen rows, sorts a busy reviewer's 500 otherwise (0.3 → 7.6 ms). The
+            # navigation's count on every desk page is read from it alone as well.
             models.Index(
-                fields=["reviewer", "claim"],
+                fields=["reviewer", "due_on", "assigned_at", "id", "claim", "decision"],
                 condition=models.Q(decided_at__isnull=True),
-                name="assignment_open_by_reviewer",
+                name="assignment_awaiting_by_due",
             ),
         ]
         constraints = [

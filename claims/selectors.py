@@ -343,34 +343,41 @@ _assignments_of = PreparedRead(
 )
 
 
-def reviews_for(user):
+def reviews_for(user, *, awaiting_only=False):
     """
     The review assignments of ``user``: undecided ones first (overdue ones at
-    the top, as they have the earliest due dates), then decided ones.
+    the top, as they have the earliest due dates), then decided ones. With
+    ``awaiting_only``, only those awaiting their decision (undecided, of a
+    claim in review), the ones ``open_review_count`` counts.
     """
-    return _reviews_for(reviewer_id=user.pk)
+    return _reviews_for(awaiting_only, reviewer_id=user.pk)
 
 
-def review_rows(user):
+def review_rows(user, *, awaiting_only=False):
     """``reviews_for(user)`` as a prepared read that ``CountedPaginator`` cuts pages from."""
-    return _review_rows.sliced(reviewer_id=user.pk)
+    return _review_rows.sliced(awaiting_only, reviewer_id=user.pk)
 
 
-def _reviews_for(*, reviewer_id):
-    return (
-        ReviewAssignment.objects.filter(reviewer_id=reviewer_id)
-        .select_related("claim__case")
-        # What a row of My reviews shows (claims/my_reviews.html#assignment-row).
-        .only("due_on", "decision", "claim__statement", "claim__status", "claim__case__title")
-        # Undecided first, by due date. Not "in review first": ordering by the claim's
-        # status sorts all of a busy reviewer's assignments on every page (8 → 18 ms on
-        # the scale dataset) where the assignments' own index hands out one page.
-        .order_by(
-            F("decided_at").desc(nulls_first=True),
-            F("due_on").asc(nulls_last=True),
-            "assigned_at",
-            "id",
+def _reviews_for(awaiting_only, *, reviewer_id):
+    assignments = ReviewAssignment.objects.filter(reviewer_id=reviewer_id)
+    # Undecided first, by due date. Not "in review first": ordering by the claim's
+    # status sorts all of a busy reviewer's assignments on every page (8 → 18 ms on
+    # the scale dataset) where the assignments' own index hands out one page; the
+    # ones in review have a list of their own, read in the order of the index on
+    # undecided assignments (assignment_awaiting_by_due).
+    order = [F("due_on").asc(nulls_last=True), "assigned_at", "id"]
+    if awaiting_only:
+        assignments = assignments.filter(
+            decided_at__isnull=True, claim__status=ClaimStatus.IN_REVIEW
         )
+    else:
+        order.insert(0, F("decided_at").desc(nulls_first=True))
+    return (
+        assignments.select_related("claim__case")
+        # What a row of My reviews shows (claims/my_reviews.html#assignment-row); the
+        # assignment's columns are all in the index assignment_awaiting_by_due.
+        .only("due_on", "decision", "claim__statement", "claim__status", "claim__case__title")
+        .order_by(*order)
     )
 
 

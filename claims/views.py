@@ -87,6 +87,7 @@ from claims.services import (
 )
 from claims.workflow import Action, allowed_actions, claim_content, claim_digest, claim_transition
 from factcheck.auth import client_address
+from factcheck.context_processors import open_reviews_of
 from factcheck.desk_pages import desk_page
 from factcheck.fragments import rendered_rows
 from factcheck.pagination import CountedPaginator
@@ -256,13 +257,20 @@ def case_create_view(request):
 @permission_required("claims.view_reviewassignment", raise_exception=True)
 @desk_page
 def my_reviews_view(request):
+    """
+    The reviews awaiting the user's decision (the ones the navigation counts),
+    or with ``?show=all`` every assignment: drafts not in review yet, decided
+    and withdrawn ones too.
+    """
+    show_all = request.GET.get("show") == "all"
     page = CountedPaginator(
-        review_rows(request.user),
+        review_rows(request.user, awaiting_only=not show_all),
         REVIEWS_PER_PAGE,
-        count=lambda: assignment_count(request.user),
+        count=lambda: assignment_count(request.user) if show_all else open_reviews_of(request),
     ).get_page(request.GET.get("page"))
     rows = rendered_rows("claims/my_reviews.html#assignment-row", "assignment", page.object_list)
-    return render(request, "claims/my_reviews.html", {"page": page, "assignment_rows": rows})
+    context = {"page": page, "assignment_rows": rows, "show_all": show_all}
+    return render(request, "claims/my_reviews.html", context)
 
 
 def _shown_on_every_page(request):

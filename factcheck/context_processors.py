@@ -19,14 +19,24 @@ def _navigation_urls(script_prefix):
     return [(label, url_name, reverse(url_name)) for label, url_name in NAVIGATION]
 
 
-def navigation(request):
-    """The main navigation, with the current section marked, and the user's roles."""
+def open_reviews_of(request):
+    """
+    ``claims.selectors.open_review_count`` of the request's user, read once a
+    request: the navigation shows it, and My reviews pages by it.
+    """
     from claims.selectors import open_review_count
 
+    if not hasattr(request, "_open_review_count"):
+        request._open_review_count = open_review_count(request.user)
+    return request._open_review_count
+
+
+def navigation(request):
+    """The main navigation, with the current section marked, and the user's roles."""
     items = []
     for label, url_name, url in _navigation_urls(get_script_prefix()):
         item = {"label": label, "url": url, "current": request.path.startswith(url)}
         if url_name == "claims:my_reviews" and request.user.is_authenticated:
-            item["count"] = open_review_count(request.user)
+            item["count"] = open_reviews_of(request)
         items.append(item)
     return {"navigation": items, "user_roles": role_names(request.user)}

@@ -20,6 +20,7 @@ from claims.services import (
     review_decide,
     reviewer_assign,
 )
+from claims.views import REVIEWS_PER_PAGE
 from claims.workflow import Action, claim_digest, claim_transition
 from tests.factories import (
     CaseFactory,
@@ -834,11 +835,49 @@ def test_my_reviews_never_calls_a_claim_not_in_review_overdue_and_says_where_it_
     Claim.objects.filter(pk=withdrawn.pk).update(status=ClaimStatus.WITHDRAWN)
     client.force_login(reviewer)
 
-    page = client.get(reverse("claims:my_reviews")).text
+    page = client.get(reverse("claims:my_reviews") + "?show=all").text
 
     assert "Overdue" not in page
     draft_row = page[page.index("A draft, due long ago") :]
     assert "Not in review yet (draft)" in draft_row[: draft_row.index("</tr>")]
+
+
+def test_my_reviews_lists_the_claims_awaiting_a_decision_and_every_assignment_when_asked(
+    client, reviewer, editor
+):
+    in_review = ClaimFactory(author=editor, statement="In review, undecided")
+    draft = ClaimFactory(author=editor, statement="Still a draft")
+    decided = ClaimFactory(author=editor, statement="Decided already")
+    for claim in (in_review, draft, decided):
+        ReviewAssignmentFactory(claim=claim, reviewer=reviewer)
+    Claim.objects.filter(pk__in=[in_review.pk, decided.pk]).update(status=ClaimStatus.IN_REVIEW)
+    decided.assignments.update(decision=Decision.CHANGES_REQUESTED, decided_at=timezone.now())
+    client.force_login(reviewer)
+
+    awaiting = client.get(reverse("claims:my_reviews"))
+    every = client.get(reverse("claims:my_reviews") + "?show=all")
+
+    assert "In review, undecided" in awaiting.text
+    assert "Still a draft" not in awaiting.text
+    assert "Decided already" not in awaiting.text
+    assert awaiting.context["page"].paginator.count == open_review_count(reviewer) == 1
+    assert 'aria-label="1 waiting"' in awaiting.text
+    assert 'href="/reviews/?show=all"' in awaiting.text
+    for statement in ("In review, undecided", "Still a draft", "Decided already"):
+        assert statement in every.text
+    assert every.context["page"].paginator.count == 3
+
+
+def test_my_reviews_pages_keep_showing_every_assignment(client, reviewer):
+    for _ in range(REVIEWS_PER_PAGE + 1):
+        ReviewAssignmentFactory(reviewer=reviewer)
+    client.force_login(reviewer)
+
+    first = client.get(reverse("claims:my_reviews") + "?show=all")
+    second = client.get(reverse("claims:my_reviews") + "?show=all&page=2")
+
+    assert "?show=all&amp;page=2" in first.text
+    assert len(second.context["page"].object_list) == 1
 
 
 def test_a_reviewer_is_mailed_when_the_claim_goes_to_review_not_only_when_assigned(
@@ -862,7 +901,7 @@ def test_my_reviews_says_when_an_undecided_reviews_claim_was_withdrawn(client, r
     Claim.objects.filter(pk=withdrawn.pk).update(status=ClaimStatus.WITHDRAWN)
     client.force_login(reviewer)
 
-    response = client.get(reverse("claims:my_reviews"))
+    response = client.get(reverse("claims:my_reviews") + "?show=all")
 
     row = response.text[response.text.index("Withdrawn meanwhile") :]
     row = row[: row.index("</tr>")]
@@ -942,7 +981,7 @@ def count_queries(client, path):
     return len(captured)
 
 
-@pytest.mark.parametrize("page", ["case", "claim", "my_reviews"])
+@pytest.mark.parametrize("page", ["case", "claim", "my_reviews", "my_reviews_all"])
 def test_pages_run_the_same_number_of_queries_for_10_and_200_claims(client, page):
     counts = []
     for size in (10, 200):
@@ -953,6 +992,7 @@ def test_pages_run_the_same_number_of_queries_for_10_and_200_claims(client, page
             "case": case.get_absolute_url(),
             "claim": claims[-1].get_absolute_url(),
             "my_reviews": reverse("claims:my_reviews"),
+            "my_reviews_all": reverse("claims:my_reviews") + "?show=all",
         }[page]
         counts.append(count_queries(client, path))
     assert counts[0] == counts[1], counts

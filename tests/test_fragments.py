@@ -276,7 +276,7 @@ def test_my_reviews_shows_a_renamed_case_though_its_row_was_stored(client):
     reviewer = ReviewerFactory()
     assignment = ReviewAssignmentFactory(reviewer=reviewer)
     client.force_login(reviewer)
-    url = reverse("claims:my_reviews")
+    url = reverse("claims:my_reviews") + "?show=all"
     assert assignment.claim.case.title in client.get(url).text
 
     Case.objects.filter(pk=assignment.claim.case_id).update(title="Renamed case")

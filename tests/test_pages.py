@@ -205,7 +205,7 @@ def test_my_reviews_lists_only_my_assignments(client, reviewer, first_case):
     other = ReviewAssignmentFactory(claim=first_case.claims.last())
     client.force_login(reviewer)
 
-    response = client.get(reverse("claims:my_reviews"))
+    response = client.get(reverse("claims:my_reviews") + "?show=all")
 
     assert mine.claim.statement[:60] in response.text
     assert other.claim.statement[:60] not in response.text
@@ -222,7 +222,7 @@ def test_the_case_list_and_my_reviews_count_exactly_the_rows_they_list(client, r
 
     pages = {
         "cases": client.get(reverse("claims:case_list")).context["page"],
-        "reviews": client.get(reverse("claims:my_reviews")).context["page"],
+        "reviews": client.get(reverse("claims:my_reviews") + "?show=all").context["page"],
     }
 
     # Counted from plain querysets, listed from annotated ones: the same rows.
@@ -234,7 +234,8 @@ def test_the_case_list_and_my_reviews_count_exactly_the_rows_they_list(client, r
 def test_my_reviews_has_an_empty_state(client, reviewer):
     client.force_login(reviewer)
 
-    assert "Nothing to review" in client.get(reverse("claims:my_reviews")).text
+    assert "Nothing awaits your decision" in client.get(reverse("claims:my_reviews")).text
+    assert "Nothing to review" in client.get(reverse("claims:my_reviews") + "?show=all").text
 
 
 def test_the_public_corrections_log_shows_published_entries_only(client, first_case):
