@@ -9,8 +9,9 @@ class FactcheckConfig(AppConfig):
         from django.core import signals
         from django.db.backends.signals import connection_created
 
-        # backends: connects the receiver that keeps a user object's kept permissions honest.
-        from factcheck import backends, reference_data  # noqa: F401
+        # backends: connects the receiver that keeps a user object's kept permissions honest;
+        # checks: registers the system checks.
+        from factcheck import backends, checks, reference_data  # noqa: F401
         from factcheck.database import add_sqlite_functions
         from factcheck.desk_pages import watch_connection
 
