@@ -72,9 +72,15 @@ def review_decided(assignment):
 
 
 def signoff_voided(assignment, reason):
+    # Told before the claim goes back: an approved one returns to review now; one that
+    # another reviewer sent back for changes waits for its editor to submit it again.
+    if assignment.claim.status in (ClaimStatus.APPROVED, ClaimStatus.IN_REVIEW):
+        now = "Please review it again under My reviews."
+    else:
+        now = "It is not in review now: you will get another mail when it is submitted again."
     _send(
         "Your sign-off no longer holds",
         f"Your approval of {_claim_line(assignment.claim)} was voided because the content "
-        f"changed: {reason}\nPlease review it again under My reviews.",
+        f"changed: {reason}\n{now}",
         [assignment.reviewer],
     )

@@ -332,7 +332,7 @@ def claim_status_summary(case, *, index=None):
 
 
 def assignment_count(user):
-    """How many review assignments ``user`` has (My reviews lists them all)."""
+    """How many review assignments ``user`` has (My reviews lists them all with ``?show=all``)."""
     return _assignments_of.count(reviewer_id=user.pk)
 
 

@@ -14,16 +14,16 @@ def pytest_runtest_teardown(item, nextitem):
     fixtures to finish), put back the rows the data migrations made, so the
     tests after it see a freshly migrated database.
     """
-    # Read before the teardown forgets them: a test skipped before its fixtures
-    # ran has none, and flushed nothing (the database may not even be set up).
-    fixtures_ran = bool(getattr(item, "funcargs", None))
+    # The fixtures that were set up: a test skipped before its database was set up
+    # flushed nothing, and the database may not even exist yet.
+    set_up = set(getattr(item, "funcargs", None) or ())
     result = yield
     marker = item.get_closest_marker("django_db")
-    transactional = (marker is not None and marker.kwargs.get("transaction")) or any(
-        name in item.fixturenames for name in ("transactional_db", "live_server")
-    )
+    flushed = (
+        marker is not None and marker.kwargs.get("transaction") and "_django_db_marker" in set_up
+    ) or bool(set_up & {"transactional_db", "live_server"})
     # After the last test the test database is already gone.
-    if transactional and fixtures_ran and nextitem is not None:
+    if flushed and nextitem is not None:
         with item.config.stash[blocking_manager_key].unblock():
             restore_data_migrations()
     return result

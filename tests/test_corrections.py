@@ -300,6 +300,30 @@ def test_correction_draft_drops_control_characters_without_a_form(published_clai
     )
 
 
+def test_correction_draft_checks_the_texts_without_their_control_characters(
+    published_claim, editor
+):
+    draft = dict(case=published_claim.case, claim=published_claim, editor=editor)
+
+    at_the_limit = correction_draft(
+        **draft,
+        kind=CorrectionKind.CORRECTION,
+        what_was_wrong="x" * CORRECTION_TEXT_CHARS + "\x00\x01",
+        what_is_right="The parts add up to 460 seconds.",
+    )
+    with pytest.raises(ValidationError) as refused:
+        correction_draft(
+            **draft,
+            kind=CorrectionKind.CORRECTION,
+            what_was_wrong="\x00\x1b",
+            what_is_right="The parts add up to 460 seconds.",
+        )
+
+    assert len(at_the_limit.what_was_wrong) == CORRECTION_TEXT_CHARS
+    assert "what_was_wrong" in refused.value.message_dict
+    assert Correction.objects.count() == 1
+
+
 # Through the desk's pages.
 
 

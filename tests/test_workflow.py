@@ -538,9 +538,36 @@ def test_any_change_voids_the_sign_off_and_puts_the_claim_back_in_review(
     assert assignment.decision == Decision.PENDING
     assert assignment.signed_digest == ""
     assert AuditEvent.objects.filter(action="assignment.voided", target_id=str(claim.pk)).exists()
-    assert [message.to for message in mailoutbox if "no longer holds" in message.subject] == [
-        [reviewer.email]
-    ]
+    voided = [message for message in mailoutbox if "no longer holds" in message.subject]
+    assert [message.to for message in voided] == [[reviewer.email]]
+    assert "Please review it again under My reviews." in voided[0].body
+
+
+def test_a_voided_sign_off_on_a_claim_sent_back_for_changes_says_it_is_not_in_review_yet(
+    ready_claim, editor, mailoutbox
+):
+    approving = ready_claim.assignments.get().reviewer
+    objecting = ReviewerFactory()
+    reviewer_assign(claim=ready_claim, reviewer=objecting, editor=editor)
+    claim_submit_for_review(claim=ready_claim, editor=editor)
+    approve(ready_claim, approving)
+    review_decide(
+        assignment=ready_claim.assignments.get(reviewer=objecting),
+        reviewer=objecting,
+        decision=Decision.CHANGES_REQUESTED,
+        comment="Cite the table.",
+        digest_seen=claim_digest(ready_claim),
+    )
+    claim = Claim.objects.get(pk=ready_claim.pk)
+    mailoutbox.clear()
+
+    claim_update(claim=claim, editor=editor, expected_version=claim.version, statement="Reworded.")
+
+    voided = next(message for message in mailoutbox if "no longer holds" in message.subject)
+    assert voided.to == [approving.email]
+    assert "not in review now: you will get another mail when it is submitted" in voided.body
+    assert "under My reviews" not in voided.body
+    assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.CHANGES_REQUESTED
 
 
 def test_an_edit_that_changes_nothing_keeps_the_sign_off(ready_claim, editor):
