@@ -1,0 +1,36 @@
+"""
+A form's line breaks as the app keeps every text: one LF.
+
+A browser sends each line break of a submitted form as CR LF (HTML's form
+encoding), while htmx sends the LF the textarea holds, and a textarea's
+``maxlength`` counts one character for it. Read as sent, a text the browser
+let through at 5,000 characters would be refused at 5,018, a statement saved
+again unchanged would count as changed, and a selection quoted across
+paragraphs would not match the stored text (whose line breaks are LF,
+sources/extraction.py).
+"""
+
+_FORM_TYPES = frozenset({"application/x-www-form-urlencoded", "multipart/form-data"})
+
+
+def with_lf(text):
+    """``text`` with each CR LF, and each CR alone, as LF."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+class LineBreaksMiddleware:
+    """Give views a POSTed form's fields with LF line breaks (see the module); files are untouched."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.method == "POST" and request.content_type in _FORM_TYPES:
+            fields = request.POST
+            if any("\r" in value for _name, values in fields.lists() for value in values):
+                normalised = fields.copy()
+                for name, values in fields.lists():
+                    normalised.setlist(name, [with_lf(value) for value in values])
+                normalised._mutable = False
+                request.POST = normalised
+        return self.get_response(request)
