@@ -23,10 +23,12 @@ def send_mail_task(*, subject, body, to):
 
 
 def mail_with_change(subject, body, addresses):
-    """Mail ``addresses`` once the caller's transaction commits (see the module)."""
-    addresses = sorted(set(filter(None, addresses)))
-    if addresses:
-        send_mail_task.enqueue(subject=f"[factcheck] {subject}", body=body, to=addresses)
+    """
+    Mail each of ``addresses`` once the caller's transaction commits (see the
+    module): a mail of its own, so that nobody is shown the others' addresses.
+    """
+    for address in sorted(set(filter(None, addresses))):
+        send_mail_task.enqueue(subject=f"[factcheck] {subject}", body=body, to=[address])
 
 
 def _send(subject, body, recipients):
@@ -81,6 +83,6 @@ def signoff_voided(assignment, reason):
     _send(
         "Your sign-off no longer holds",
         f"Your approval of {_claim_line(assignment.claim)} was voided because the content "
-        f"changed: {reason}\n{now}",
+        f"changed: {reason.rstrip('.')}.\n{now}",
         [assignment.reviewer],
     )

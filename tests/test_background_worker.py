@@ -122,6 +122,7 @@ def test_a_mail_server_that_is_down_neither_fails_nor_undoes_a_review_decision(
     assert claim.status == ClaimStatus.CHANGES_REQUESTED
     assert claim.comments.get().body == "Cite the table, not the abstract."
     mail_tasks = DBTaskResult.objects.filter(task_path="claims.notifications.send_mail_task")
-    # Assigned, sent to review, changes requested: three mails, none sent.
-    assert sorted(mail_tasks.values_list("status", flat=True)) == ["FAILED"] * 3
+    # Assigned, sent to review, changes requested (to the claim's author and to the
+    # case's lead editor, a mail each): four mails, none sent.
+    assert sorted(mail_tasks.values_list("status", flat=True)) == ["FAILED"] * 4
     assert mailoutbox == []

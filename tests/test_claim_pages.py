@@ -100,11 +100,12 @@ def test_editing_in_place_returns_the_fragment_and_bumps_the_version(editor_clie
     assert (claim.statement, claim.version) == ("It reached 1,111 TPS.", 2)
 
 
-def test_a_save_also_redraws_the_header_and_history_that_it_changed(editor_client, claim):
+def test_a_save_also_redraws_the_header_history_and_reviewers_that_it_changed(editor_client, claim):
     response = edit(editor_client, claim, claim.version, statement="It reached 2,000 TPS.")
 
     parts = lxml.html.fragments_fromstring(response.text)
-    header, history = (part for part in parts if part.get("hx-swap-oob") == "true")
+    header, history, reviewers = (part for part in parts if part.get("hx-swap-oob") == "true")
+    assert reviewers.get("id") == "reviewer-list"
     assert header.get("id") == "claim-header"
     assert "version 2" in header.text_content()
     assert "2,000" in header.text_content()  # the figure check reads the new statement
@@ -629,6 +630,66 @@ def test_an_assigned_reviewer_decides_on_the_review_page_not_with_the_claim_page
     assert "review page, where the decision is recorded" in response.text
     assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.IN_REVIEW
     assert claim.assignments.get().decision == Decision.PENDING
+
+
+def test_an_edit_that_voids_one_of_two_approvals_redraws_the_reviewers_decisions(
+    editor_client, editor, claim
+):
+    approving = ready_for_review(claim, editor)
+    reviewer_assign(claim=claim, reviewer=ReviewerFactory(), editor=editor)
+    claim_submit_for_review(claim=claim, editor=editor)
+    review_decide(
+        assignment=claim.assignments.get(reviewer=approving),
+        reviewer=approving,
+        decision=Decision.APPROVED,
+        digest_seen=claim_digest(claim),
+    )
+    claim.refresh_from_db()
+
+    response = edit(editor_client, claim, claim.version, rationale="Reworded after approval.")
+
+    assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.IN_REVIEW  # the page stays
+    reviewers = lxml.html.fragment_fromstring(response.text, create_parent="div").get_element_by_id(
+        "reviewer-list"
+    )
+    assert reviewers.get("hx-swap-oob") == "true"
+    assert "Approved" not in reviewers.text_content()
+    assert reviewers.text_content().count("Pending") == 2
+
+
+def test_a_reviewer_who_decided_is_told_so_on_the_review_page(client, editor, claim):
+    reviewer = ready_for_review(claim, editor)
+    reviewer_assign(claim=claim, reviewer=ReviewerFactory(), editor=editor)
+    claim_submit_for_review(claim=claim, editor=editor)
+    assignment = claim.assignments.get(reviewer=reviewer)
+    client.force_login(reviewer)
+    assert (
+        "You approved this content"
+        not in client.get(reverse("claims:review", args=[assignment.pk])).text
+    )
+
+    review_decide(
+        assignment=assignment,
+        reviewer=reviewer,
+        decision=Decision.APPROVED,
+        digest_seen=claim_digest(claim),
+    )
+    page = client.get(reverse("claims:review", args=[assignment.pk])).text
+
+    assert "You approved this content on " in page
+    assert "A new decision below replaces it." in page
+
+
+def test_the_reviewers_of_a_claim_are_mailed_one_by_one(editor, claim, mailoutbox):
+    first = ready_for_review(claim, editor)
+    second = ReviewerFactory()
+    reviewer_assign(claim=claim, reviewer=second, editor=editor)
+    mailoutbox.clear()
+
+    claim_submit_for_review(claim=claim, editor=editor)
+
+    ready = [message.to for message in mailoutbox if "ready for your review" in message.subject]
+    assert sorted(ready) == sorted([[first.email], [second.email]])
 
 
 def test_the_review_journey_through_the_pages(client, editor, claim):
