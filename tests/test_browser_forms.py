@@ -1,0 +1,51 @@
+"""Plain forms in the browser: a form sent twice at once makes its change once."""
+
+import pytest
+from playwright.sync_api import expect
+
+from claims.models import Claim, ClaimStatus, Correction
+from tests.browser import *  # noqa: F403  (the fixtures and helpers)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_a_plain_form_sent_again_while_it_is_being_sent_is_not_sent_twice(
+    browser, live_server, desk
+):
+    _editor, _reviewer, case = desk
+    claim = case.claims.first()
+    Claim.objects.filter(pk=claim.pk).update(
+        status=ClaimStatus.PUBLISHED, published_at="2026-11-05T10:00:00Z"
+    )
+    base = live_server.url
+    page = new_page(browser)  # noqa: F405
+    log_in(page, base, "eddie")  # noqa: F405
+    page.goto(f"{base}/desk/corrections/")
+    page.select_option("#id_case", value=str(case.pk))
+    page.fill("#id_what_was_wrong", "We said 467 seconds.")
+    page.fill("#id_what_is_right", "The parts add up to 460 seconds.")
+
+    # Two submits before the browser has left the page (a double click, or Enter
+    # pressed twice): the second is cancelled, the first goes.
+    cancelled = page.evaluate(
+        """() => {
+            const form = document.querySelector("#id_what_was_wrong").form;
+            const submit = () => {
+                const event = new SubmitEvent("submit", {bubbles: true, cancelable: true});
+                form.dispatchEvent(event);
+                return event.defaultPrevented;
+            };
+            return [submit(), submit()];
+        }"""
+    )
+    assert cancelled == [False, True]
+
+    # Sent for real, from the page opened again: one draft.
+    page.goto(f"{base}/desk/corrections/")
+    page.select_option("#id_case", value=str(case.pk))
+    page.fill("#id_what_was_wrong", "We said 467 seconds.")
+    page.fill("#id_what_is_right", "The parts add up to 460 seconds.")
+    with page.expect_navigation():
+        page.click("text=Save draft")
+    expect(page.locator(".messages")).to_contain_text("draft")
+    assert Correction.objects.count() == 1
