@@ -149,12 +149,14 @@ def test_the_inline_check_finds_what_the_policy_would_block():
     )
 
 
-def test_htmx_is_told_not_to_inject_its_indicator_style(client, db):
+def test_htmx_is_told_not_to_inject_its_indicator_style_or_copy_inline_styles(client, db):
     page = client.get(reverse("login")).text
     config = re.search(r"<meta name=\"htmx-config\" content='([^']+)'>", page)[1]
 
     assert json.loads(config)["includeIndicatorStyles"] is False
     assert json.loads(config)["allowEval"] is False
+    # Settling a swapped element's style attribute is an inline style the policy refuses.
+    assert "style" not in json.loads(config)["attributesToSettle"]
 
 
 # Production settings, in a fresh process.
