@@ -152,8 +152,8 @@ def pages():
 
     from claims.models import Case, Claim
     from claims.public import published_corrections
-    from claims.selectors import open_review_count
     from claims.scale import BUSY_CASE_SLUG, BUSY_REVIEWER, NAMES, PREFIX
+    from claims.selectors import open_review_count
     from claims.views import CORRECTIONS_PER_PAGE
     from factcheck.search import search
     from sources.models import SourceVersion

@@ -348,8 +348,8 @@ class ReviewAssignment(models.Model):
             # lists the ones awaiting a decision, holding every column of the table
             # that the list reads (reviews_for), so that a page of them is read from
             # the front of the index alone: PostgreSQL's generic plan, guessing a few
-            # dozen rows, sorts a busy reviewer's 500 otherwise (7.6 ms instead of 0.3). The
-            # navigation's count on every desk page is read from it alone as well.
+            # dozen rows, sorts a busy reviewer's 500 otherwise (7.6 ms instead of
+            # 0.3). The navigation's count on every desk page is read from it alone too.
             models.Index(
                 fields=["reviewer", "due_on", "assigned_at", "id", "claim", "decision"],
                 condition=models.Q(decided_at__isnull=True),

@@ -19,7 +19,7 @@ def with_lf(text):
 
 
 class LineBreaksMiddleware:
-    """Give views a POSTed form's fields with LF line breaks (see the module); files are untouched."""
+    """A POSTed form's fields with LF line breaks for the views (see the module); files as sent."""
 
     def __init__(self, get_response):
         self.get_response = get_response
