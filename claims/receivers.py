@@ -96,6 +96,11 @@ def repoint_quotation(old, new):
     return affected
 
 
+def _one_line(reason):
+    # One reason a line: a quoted passage may hold line breaks of its own.
+    return " ".join(reason.split())
+
+
 def _set_flags(claim, reasons):
     Claim.objects.filter(pk=claim.pk).update(needs_attention="\n".join(reasons))
 
@@ -107,11 +112,13 @@ def _flags(claim):
 
 def unflag_claim(claim, reason):
     """Take ``reason`` off ``claim``'s flags (the claim as read before, its other reasons kept)."""
+    reason = _one_line(reason)
     _set_flags(claim, [line for line in _flags(claim) if line != reason])
 
 
 def flag_claim(claim, reason):
     """Mark ``claim`` as needing review, saying why (the audit trail keeps each reason)."""
+    reason = _one_line(reason)
     reasons = _flags(claim)
     if reason not in reasons:
         _set_flags(claim, [*reasons, reason])

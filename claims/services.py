@@ -198,6 +198,27 @@ def evidence_remove(*, evidence, editor):
     signoffs_revalidate(claim=claim, reason="evidence was removed", actor=editor)
 
 
+@transaction.atomic
+def claim_flags_clear(*, claim, editor):
+    """
+    Clear ``claim``'s review flag (``needs_attention``) once an editor has dealt
+    with what it says: a changed quotation clears its own when confirmed, but
+    nothing else clears one about a quotation whose words are gone from a new
+    version (the editor re-quotes, or removes that evidence, and says so here).
+    The audit trail keeps the reasons cleared; returns them ("" if none).
+    """
+    require_editor(editor, "clear a claim's review flag")
+    _lock_claim(claim)
+    reasons = claim.needs_attention
+    if reasons:
+        Claim.objects.filter(pk=claim.pk).update(needs_attention="")
+        claim.needs_attention = ""
+        record(
+            actor=editor, action="claim.flags_cleared", target=claim, changes={"reasons": reasons}
+        )
+    return reasons
+
+
 def reviewer_already_assigned(*, reviewer):
     """The refusal of a second assignment of ``reviewer`` to the same claim."""
     return ValidationError(

@@ -14,6 +14,11 @@ urlpatterns = [
     path("cases/<slug:slug>/claims/<int:pk>/", views.claim_detail_view, name="claim_detail"),
     path("cases/<slug:slug>/claims/<int:pk>/edit/", views.claim_edit_view, name="claim_edit"),
     path(
+        "cases/<slug:slug>/claims/<int:pk>/flag/clear/",
+        views.claim_flags_clear_view,
+        name="claim_flags_clear",
+    ),
+    path(
         "cases/<slug:slug>/claims/<int:pk>/transition/",
         views.claim_transition_view,
         name="claim_transition",

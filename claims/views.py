@@ -76,6 +76,7 @@ from claims.services import (
     EditConflict,
     case_create,
     claim_create,
+    claim_flags_clear,
     claim_submit_for_review,
     claim_update,
     comment_add,
@@ -678,6 +679,16 @@ def evidence_remove_view(request, slug, pk, evidence_pk):
         context = _claim_context(request, case, pk, evidence_error=" ".join(refused.messages))
         return _partial(request, "evidence", context, 409)
     return _changed(request, case, evidence.claim, "evidence", done="Evidence removed.")
+
+
+@require_POST
+@permission_required("claims.change_claim", raise_exception=True)
+def claim_flags_clear_view(request, slug, pk):
+    case = _case(request, slug)
+    claim = get_object_or_404(Claim, pk=pk, case=case)
+    if claim_flags_clear(claim=claim, editor=request.user):
+        messages.success(request, "The review flag is cleared; the history keeps what it said.")
+    return redirect(claim.get_absolute_url())
 
 
 @require_POST

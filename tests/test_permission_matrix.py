@@ -199,6 +199,7 @@ MATRIX = {
         args=claim_args,
         data=lambda w: {"quotation": w.spare_quotation.pk, "stance": "supports", "note": ""},
     ),
+    "claims:claim_flags_clear": Row(get=POST_ONLY, post=EDITORS_REDIRECT, args=claim_args),
     "claims:evidence_remove": Row(
         get=POST_ONLY,
         post=EDITORS_REDIRECT,

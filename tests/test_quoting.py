@@ -1,11 +1,14 @@
 """Quoting from a selection, the quote finder, and re-anchoring on a new version."""
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import override_settings
 from django.urls import reverse
 
 from claims.models import Claim
+from claims.services import claim_flags_clear
+from factcheck.models import AuditEvent
 from factcheck.search import search
 from sources.models import AnchoringStatus, Quotation, Reanchoring, SourceVersion
 from sources.services import (
@@ -23,6 +26,7 @@ from tests.factories import (
     EvidenceFactory,
     PieceUnderCheckFactory,
     QuotationFactory,
+    ReviewerFactory,
     SourceFactory,
     SourceVersionFactory,
     long_source_text,
@@ -286,6 +290,46 @@ def test_text_that_is_gone_is_orphaned_and_its_claims_flagged():
     assert reanchoring.new_quotation is None
     claim.refresh_from_db()
     assert "no longer in version 2" in claim.needs_attention
+
+
+def test_a_flag_about_evidence_that_is_gone_is_cleared_by_an_editor_and_audited(
+    editor, editor_client
+):
+    piece, claim = claim_quoting(
+        "Keep this sentence. Drop this\nwrapped claim entirely.",
+        "Drop this\nwrapped claim entirely.",
+    )
+    new_version(piece, "Keep this sentence.")
+    claim.refresh_from_db()
+    # A quoted line break stays inside its reason: one reason, one line.
+    assert claim.needs_attention.splitlines() == [
+        f"The text quoted from “{piece}” is no longer in version 2: "
+        "“Drop this wrapped claim entirely.”."
+    ]
+    page = editor_client.get(claim.get_absolute_url()).text
+    assert "Dealt with: clear the flag" in page
+
+    response = editor_client.post(
+        reverse("claims:claim_flags_clear", args=[claim.case.slug, claim.pk]), follow=True
+    )
+
+    claim.refresh_from_db()
+    assert claim.needs_attention == ""
+    assert "The review flag is cleared" in response.text
+    event = AuditEvent.objects.get(action="claim.flags_cleared", target_id=str(claim.pk))
+    assert event.actor == editor
+    assert "no longer in version 2" in event.changes["reasons"]
+
+
+def test_only_an_editor_clears_a_claims_review_flag(client):
+    claim = ClaimFactory()
+    Claim.objects.filter(pk=claim.pk).update(needs_attention="The quoted text is gone.")
+    claim.refresh_from_db()
+
+    with pytest.raises(ValidationError):
+        claim_flags_clear(claim=claim, editor=ReviewerFactory())
+
+    assert Claim.objects.get(pk=claim.pk).needs_attention == "The quoted text is gone."
 
 
 def test_a_changed_quotation_flags_its_claims_until_a_person_confirms_it(editor):

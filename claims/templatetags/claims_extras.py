@@ -51,6 +51,7 @@ ACTIONS_SAID = {
     "claim.publish": "published it",
     "claim.withdraw": "withdrew it",
     "claim.flag": "flagged it for review",
+    "claim.flags_cleared": "cleared its review flag",
     "claim.retracted": "retracted its fact-check",
     "claim.verdict_corrected": "corrected its verdict",
     "comment.add": "commented",
