@@ -1,5 +1,7 @@
 """What the app asks of both databases that SQLite does not do by itself."""
 
+import re
+
 from django.db import connections
 from django.db.models import Func, TextField
 
@@ -23,11 +25,21 @@ class Casefold(Func):
 
 def containing_words(queryset, field, words):
     """
-    The rows of ``queryset`` whose ``field`` contains ``words``, whatever the
-    case of either, in any alphabet. PostgreSQL's ``icontains`` already folds
-    every letter; SQLite's ``LIKE`` only folds A to Z, so there both sides are
-    case-folded first (“ärzte” finds “ÄRZTE”, “ÉTUDE” finds “étude”).
+    The rows of ``queryset`` whose ``field`` contains ``words`` in that order,
+    with any white space between them (a quotation from a PDF keeps the line
+    and page breaks of its wrapped lines), whatever the case of either, in any
+    alphabet. PostgreSQL's case-insensitive regular expressions fold every
+    letter; on SQLite both sides are case-folded first (“ärzte” finds “ÄRZTE”,
+    “ÉTUDE” finds “étude”). No words, no rows.
     """
+    if not words.split():
+        return queryset.none()
     if connections[queryset.db].vendor != "sqlite":
-        return queryset.filter(**{f"{field}__icontains": words})
-    return queryset.alias(_folded=Casefold(field)).filter(_folded__contains=words.casefold())
+        return queryset.filter(**{f"{field}__iregex": _words_apart(words)})
+    folded = _words_apart(words.casefold())
+    return queryset.alias(_folded=Casefold(field)).filter(_folded__regex=folded)
+
+
+def _words_apart(words):
+    """A regular expression of ``words`` as they are, any white space between them."""
+    return r"\s+".join(re.escape(word) for word in words.split())

@@ -303,6 +303,19 @@ def test_the_evidence_picker_ignores_case_in_any_alphabet(editor_client, claim, 
     assert quoted in response.text
 
 
+def test_the_evidence_picker_finds_a_quotation_across_a_line_or_page_break(editor_client, claim):
+    version = SourceVersionFactory(text="Rue Lepic would\nreopen. Page two says (1+1).")
+    QuotationFactory(version=version, exact="Rue Lepic would\nreopen. Page two says (1+1)")
+
+    for typed in ("Rue Lepic would", "would reopen.", "  says   (1+1) ", "lepic WOULD\treopen"):
+        response = editor_client.get(url("quotation_search", claim), {"q": typed}, headers=HTMX)
+        assert "Rue Lepic would" in response.text, typed
+    unrelated = editor_client.get(
+        url("quotation_search", claim), {"q": "would Lepic"}, headers=HTMX
+    )
+    assert "Rue Lepic would" not in unrelated.text
+
+
 def test_the_evidence_picker_asks_for_words_until_some_are_typed(editor_client, claim):
     QuotationFactory(exact="9.0 seconds after")
     hint = "Type a few words above to list the matching quotations."
