@@ -338,6 +338,15 @@ def version_extraction_finish(*, version, result=None, status, error=""):
     return version
 
 
+def _passage_location(version, start, end):
+    """Where a searchable passage is: its pages (the match may be on any of them), or offsets."""
+    if not version.page_offsets:
+        return f"version {version.number}, characters {start}–{end}"
+    first, last = version.page_at(start), version.page_at(max(start, end - 1))
+    pages = f"p. {first}" if first == last else f"pp. {first}–{last}"
+    return f"version {version.number}, {pages}"
+
+
 def index_version_text(version):
     """Make ``version``'s text the searchable text of its source (the latest version wins)."""
     source = version.source
@@ -349,11 +358,7 @@ def index_version_text(version):
                 title=str(version.source),
                 body=passage,
                 url=source.text_url(start),
-                location=(
-                    f"version {version.number}, p. {version.page_at(start)}"
-                    if version.page_offsets
-                    else f"version {version.number}, characters {start}–{start + len(passage)}"
-                ),
+                location=_passage_location(version, start, start + len(passage)),
             )
             for start, passage in search.chunk_text(
                 version.extracted_text,

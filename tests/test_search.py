@@ -552,3 +552,18 @@ def test_a_hit_just_after_a_part_break_of_a_long_source_opens_the_part_that_hold
         page = editor_client.get(link.replace("&amp;", "&"))
         reader = page.text.split('class="reader__text"', 1)[1].split("part-nav", 1)[0]
         assert f"marker{n} inside it" in reader, f"marker{n} is not in the part {link} opens"
+
+
+def test_a_pdf_passage_is_labelled_with_every_page_it_runs_over(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    pdf = source_version_upload(
+        source=SourceFactory(),
+        content=make_text_pdf(["A first page of text.", "The turbines page."]),
+        filename="report.pdf",
+        actor=None,
+    )[0]
+    pdf.refresh_from_db()
+
+    # One passage holds both short pages: the match is on page 2, the passage starts on 1.
+    (hit,) = search("turbines")[0:10]
+    assert hit.location == f"version {pdf.number}, pp. 1–2"
