@@ -11,6 +11,7 @@ from claims.workflow import Action, and_list, claim_digest, claim_missing, claim
 from factcheck import search
 from factcheck.audit import acting_user, record
 from factcheck.roles import REVIEWER, can_sign_off, is_editor, require_editor
+from sources.models import Reanchoring
 
 
 @transaction.atomic
@@ -199,24 +200,39 @@ def evidence_remove(*, evidence, editor):
 
 
 @transaction.atomic
-def claim_flags_clear(*, claim, editor):
+def claim_flags_clear(*, claim, editor, reasons):
     """
-    Clear ``claim``'s review flag (``needs_attention``) once an editor has dealt
-    with what it says: a changed quotation clears its own when confirmed, but
-    nothing else clears one about a quotation whose words are gone from a new
-    version (the editor re-quotes, or removes that evidence, and says so here).
-    The audit trail keeps the reasons cleared; returns them ("" if none).
+    Take the ``reasons`` an editor has dealt with (as the claim page showed
+    them) off ``claim``'s review flag (``needs_attention``): a changed
+    quotation clears its own reason when confirmed, but nothing else clears one
+    about evidence whose words are gone from a new version (the editor removes
+    or re-quotes it, and says so here). A reason added since the page was read
+    stays. The claim's own passage gone from the piece is not dealt with by
+    clearing: refused, the claim is withdrawn or made again from the current
+    text. The audit trail keeps the reasons cleared; returns them.
     """
     require_editor(editor, "clear a claim's review flag")
     _lock_claim(claim)
-    reasons = claim.needs_attention
-    if reasons:
-        Claim.objects.filter(pk=claim.pk).update(needs_attention="")
-        claim.needs_attention = ""
-        record(
-            actor=editor, action="claim.flags_cleared", target=claim, changes={"reasons": reasons}
+    if Reanchoring.objects.filter(quotation_id=claim.quotation_id).exists():
+        raise ValidationError(
+            "This claim's own passage is not in the current version of the piece, so its "
+            "flag stays: withdraw the claim, or make it again from the current text (a "
+            "changed passage is confirmed on the piece's source page).",
+            code="passage_out_of_date",
         )
-    return reasons
+    flagged = claim.needs_attention.splitlines()
+    cleared = [reason for reason in flagged if reason in set(reasons)]
+    if cleared:
+        kept = [reason for reason in flagged if reason not in cleared]
+        Claim.objects.filter(pk=claim.pk).update(needs_attention="\n".join(kept))
+        claim.needs_attention = "\n".join(kept)
+        record(
+            actor=editor,
+            action="claim.flags_cleared",
+            target=claim,
+            changes={"reasons": "\n".join(cleared)},
+        )
+    return cleared
 
 
 def reviewer_already_assigned(*, reviewer):

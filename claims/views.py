@@ -686,9 +686,33 @@ def evidence_remove_view(request, slug, pk, evidence_pk):
 def claim_flags_clear_view(request, slug, pk):
     case = _case(request, slug)
     claim = get_object_or_404(Claim, pk=pk, case=case)
-    if claim_flags_clear(claim=claim, editor=request.user):
+    if "version" in request.POST:
+        # The page sends the edit form along: clearing must not drop what it holds unsaved.
+        form = ClaimForm(request.POST, instance=Claim.objects.get(pk=claim.pk))
+        if form.typed_fields():
+            messages.error(
+                request,
+                "The claim's form holds changes that are not saved: save them (or reload the "
+                "page to drop them), then clear the flag again.",
+            )
+            context = _claim_context(request, case, pk, form=form)
+            return _partial(request, "claim-fields", context, 409)
+    try:
+        cleared = claim_flags_clear(
+            claim=claim, editor=request.user, reasons=request.POST.getlist("reason")
+        )
+    except ValidationError as refused:
+        reason = " ".join(refused.messages)
+        if refused.code == "not_editor":
+            return plain_answer(reason, 403)
+        messages.error(request, reason)
+        return _partial(request, "claim-fields", _claim_context(request, case, pk), 409)
+    if cleared:
         messages.success(request, "The review flag is cleared; the history keeps what it said.")
-    return redirect(claim.get_absolute_url())
+    else:
+        messages.info(request, "Nothing you were shown is flagged any more.")
+    url = reverse("claims:claim_detail", args=[case.slug, claim.pk])
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
 
 
 @require_POST

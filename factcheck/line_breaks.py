@@ -25,6 +25,10 @@ class LineBreaksMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
+        return self.get_response(request)
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        # After the CSRF and login checks: a request they refuse is never read here.
         if request.method == "POST" and request.content_type in _FORM_TYPES:
             fields = request.POST
             if any("\r" in value for _name, values in fields.lists() for value in values):
@@ -33,4 +37,3 @@ class LineBreaksMiddleware:
                     normalised.setlist(name, [with_lf(value) for value in values])
                 normalised._mutable = False
                 request.POST = normalised
-        return self.get_response(request)

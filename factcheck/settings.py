@@ -83,10 +83,10 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "factcheck.line_breaks.LineBreaksMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # Django's, answering an htmx request whose session has ended with 401 and a sentence.
     "factcheck.auth.LoginRequiredMiddleware",
+    "factcheck.line_breaks.LineBreaksMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",

@@ -292,33 +292,95 @@ def test_text_that_is_gone_is_orphaned_and_its_claims_flagged():
     assert "no longer in version 2" in claim.needs_attention
 
 
+def claim_with_evidence_gone():
+    """A claim whose evidence, quoted across a line break, is gone from its source's new version."""
+    _piece, claim = claim_quoting(
+        "The compiler took 467 seconds.", "The compiler took 467 seconds."
+    )
+    cited = SourceVersionFactory(text="Keep this sentence. Drop this\nwrapped passage entirely.")
+    EvidenceFactory(claim=claim, quotation=quoted(cited, "Drop this\nwrapped passage entirely."))
+    new_version(cited.source, "Keep this sentence.")
+    claim.refresh_from_db()
+    return claim, cited.source
+
+
+def clear_flag(client, claim, reasons):
+    return client.post(
+        reverse("claims:claim_flags_clear", args=[claim.case.slug, claim.pk]),
+        {"reason": reasons},
+        follow=True,
+    )
+
+
 def test_a_flag_about_evidence_that_is_gone_is_cleared_by_an_editor_and_audited(
     editor, editor_client
 ):
-    piece, claim = claim_quoting(
-        "Keep this sentence. Drop this\nwrapped claim entirely.",
-        "Drop this\nwrapped claim entirely.",
-    )
-    new_version(piece, "Keep this sentence.")
-    claim.refresh_from_db()
+    claim, cited = claim_with_evidence_gone()
     # A quoted line break stays inside its reason: one reason, one line.
-    assert claim.needs_attention.splitlines() == [
-        f"The text quoted from “{piece}” is no longer in version 2: "
-        "“Drop this wrapped claim entirely.”."
+    shown = [
+        f"The text quoted from “{cited}” is no longer in version 2: "
+        "“Drop this wrapped passage entirely.”."
     ]
+    assert claim.needs_attention.splitlines() == shown
     page = editor_client.get(claim.get_absolute_url()).text
     assert "Dealt with: clear the flag" in page
 
-    response = editor_client.post(
-        reverse("claims:claim_flags_clear", args=[claim.case.slug, claim.pk]), follow=True
-    )
+    response = clear_flag(editor_client, claim, shown)
 
     claim.refresh_from_db()
     assert claim.needs_attention == ""
     assert "The review flag is cleared" in response.text
     event = AuditEvent.objects.get(action="claim.flags_cleared", target_id=str(claim.pk))
     assert event.actor == editor
-    assert "no longer in version 2" in event.changes["reasons"]
+    assert event.changes["reasons"] == shown[0]
+
+
+def test_clearing_a_flag_keeps_a_reason_added_since_the_page_was_read(editor_client):
+    claim, _cited = claim_with_evidence_gone()
+    shown = claim.needs_attention
+    Claim.objects.filter(pk=claim.pk).update(needs_attention=f"{shown}\nA newer reason.")
+
+    clear_flag(editor_client, claim, [shown])
+
+    assert Claim.objects.get(pk=claim.pk).needs_attention == "A newer reason."
+
+
+def test_clearing_a_flag_is_refused_while_the_claim_form_holds_unsaved_text(editor_client):
+    claim, _cited = claim_with_evidence_gone()
+    flagged = claim.needs_attention
+
+    response = editor_client.post(
+        reverse("claims:claim_flags_clear", args=[claim.case.slug, claim.pk]),
+        {
+            "reason": flagged.splitlines(),
+            # The edit form, sent along by the page (hx-include).
+            "version": claim.version,
+            "statement": "Typed and not saved yet.",
+            "claimant": claim.claimant,
+            "verdict": claim.verdict_id or "",
+            "rationale": claim.rationale,
+        },
+        headers={"HX-Request": "true"},
+    )
+
+    assert response.status_code == 409
+    assert "Typed and not saved yet." in response.text
+    assert Claim.objects.get(pk=claim.pk).needs_attention == flagged
+
+
+def test_a_claim_whose_own_passage_is_gone_keeps_its_flag(editor_client):
+    piece, claim = claim_quoting(
+        "Keep this. Drop this claim entirely.", "Drop this claim entirely."
+    )
+    new_version(piece, "Keep this.")
+    claim.refresh_from_db()
+    flagged = claim.needs_attention
+
+    response = clear_flag(editor_client, claim, flagged.splitlines())
+
+    assert response.status_code == 409
+    assert "own passage is not in the current version of the piece" in response.text
+    assert Claim.objects.get(pk=claim.pk).needs_attention == flagged
 
 
 def test_only_an_editor_clears_a_claims_review_flag(client):
@@ -327,7 +389,9 @@ def test_only_an_editor_clears_a_claims_review_flag(client):
     claim.refresh_from_db()
 
     with pytest.raises(ValidationError):
-        claim_flags_clear(claim=claim, editor=ReviewerFactory())
+        claim_flags_clear(
+            claim=claim, editor=ReviewerFactory(), reasons=["The quoted text is gone."]
+        )
 
     assert Claim.objects.get(pk=claim.pk).needs_attention == "The quoted text is gone."
 
