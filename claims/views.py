@@ -681,22 +681,34 @@ def evidence_remove_view(request, slug, pk, evidence_pk):
     return _changed(request, case, evidence.claim, "evidence", done="Evidence removed.")
 
 
+def _refused_over_unsaved_edits(request, case, claim, *, then):
+    """
+    A 409 with the claim's edit form as sent, when the page sent it along
+    (``hx-include``) holding changes not saved: an action on the claim must not
+    drop them. None otherwise. ``then`` is what to do again once they are saved.
+    """
+    if "version" not in request.POST:
+        return None
+    form = ClaimForm(request.POST, instance=Claim.objects.get(pk=claim.pk))
+    if not form.typed_fields():
+        return None
+    messages.error(
+        request,
+        "The claim's form holds changes that are not saved: save them (or reload the page "
+        f"to drop them), then {then} again.",
+    )
+    return _partial(
+        request, "claim-fields", _claim_context(request, case, claim.pk, form=form), 409
+    )
+
+
 @require_POST
 @permission_required("claims.change_claim", raise_exception=True)
 def claim_flags_clear_view(request, slug, pk):
     case = _case(request, slug)
     claim = get_object_or_404(Claim, pk=pk, case=case)
-    if "version" in request.POST:
-        # The page sends the edit form along: clearing must not drop what it holds unsaved.
-        form = ClaimForm(request.POST, instance=Claim.objects.get(pk=claim.pk))
-        if form.typed_fields():
-            messages.error(
-                request,
-                "The claim's form holds changes that are not saved: save them (or reload the "
-                "page to drop them), then clear the flag again.",
-            )
-            context = _claim_context(request, case, pk, form=form)
-            return _partial(request, "claim-fields", context, 409)
+    if refused := _refused_over_unsaved_edits(request, case, claim, then="clear the flag"):
+        return refused
     try:
         cleared = claim_flags_clear(
             claim=claim, editor=request.user, reasons=request.POST.getlist("reason")
@@ -740,17 +752,10 @@ def claim_transition_view(request, slug, pk):
     action = request.POST.get("action", "")
     if action not in Action.values or action == Action.REOPEN:
         return HttpResponseBadRequest("Unknown action.")
-    if "version" in request.POST:
-        # The page sends the edit form along: an action must not drop what it holds unsaved.
-        form = ClaimForm(request.POST, instance=Claim.objects.get(pk=claim.pk))
-        if form.typed_fields():
-            messages.error(
-                request,
-                "The claim's form holds changes that are not saved: save them (or reload the "
-                f"page to drop them), then press “{Action(action).label}” again.",
-            )
-            context = _claim_context(request, case, pk, form=form)
-            return _partial(request, "claim-fields", context, 409)
+    if refused := _refused_over_unsaved_edits(
+        request, case, claim, then=f"press “{Action(action).label}”"
+    ):
+        return refused
     try:
         if action == Action.SUBMIT:
             claim_submit_for_review(claim=claim, editor=request.user)
