@@ -484,6 +484,18 @@ def test_limiting_search_to_no_claims_still_finds_sources():
     assert search("quillwort").count() == 2
 
 
+def two_page_report():
+    """A PDF version, read, whose two short pages make one searchable passage."""
+    pdf = source_version_upload(
+        source=SourceFactory(),
+        content=make_text_pdf(["A first page of text.", "The turbines page."]),
+        filename="report.pdf",
+        actor=None,
+    )[0]
+    pdf.refresh_from_db()
+    return pdf
+
+
 def test_entries_indexed_before_the_reader_had_parts_link_to_the_part_that_holds_them(
     settings, tmp_path, monkeypatch
 ):
@@ -493,13 +505,7 @@ def test_entries_indexed_before_the_reader_had_parts_link_to_the_part_that_holds
 
     migration = importlib.import_module("sources.migrations.0004_search_entries_link_to_their_part")
     settings.MEDIA_ROOT = tmp_path / "media"
-    pdf = source_version_upload(
-        source=SourceFactory(),
-        content=make_text_pdf(["A first page of text.", "The turbines page."]),
-        filename="report.pdf",
-        actor=None,
-    )[0]
-    pdf.refresh_from_db()
+    pdf = two_page_report()
     page_two = pdf.page_offsets[1]
     source_url = pdf.source.get_absolute_url()
     # As the entries were written then: the source's page, whichever passage.
@@ -556,13 +562,7 @@ def test_a_hit_just_after_a_part_break_of_a_long_source_opens_the_part_that_hold
 
 def test_a_pdf_passage_is_labelled_with_every_page_it_runs_over(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
-    pdf = source_version_upload(
-        source=SourceFactory(),
-        content=make_text_pdf(["A first page of text.", "The turbines page."]),
-        filename="report.pdf",
-        actor=None,
-    )[0]
-    pdf.refresh_from_db()
+    pdf = two_page_report()
 
     # One passage holds both short pages: the match is on page 2, the passage starts on 1.
     (hit,) = search("turbines")[0:10]
