@@ -221,7 +221,8 @@ def claim_flags_clear(*, claim, editor, reasons):
             code="passage_out_of_date",
         )
     flagged = claim.needs_attention.splitlines()
-    cleared = [reason for reason in flagged if reason in set(reasons)]
+    shown = set(reasons)
+    cleared = [reason for reason in flagged if reason in shown]
     if cleared:
         kept = [reason for reason in flagged if reason not in cleared]
         Claim.objects.filter(pk=claim.pk).update(needs_attention="\n".join(kept))
