@@ -3,7 +3,6 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required, permission_required
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
-from django.core.paginator import Paginator
 from django.db import transaction
 from django.db.models import Count, Max
 from django.http import HttpResponseBadRequest, JsonResponse
@@ -91,7 +90,7 @@ from factcheck.auth import client_address
 from factcheck.context_processors import open_reviews_of
 from factcheck.desk_pages import desk_page
 from factcheck.fragments import rendered_rows
-from factcheck.pagination import CountedPaginator
+from factcheck.pagination import CountedPaginator, Paginator
 from factcheck.public_pages import public_page
 from factcheck.roles import claims_visible_to, is_editor, sees_every_case
 from factcheck.shortcuts import found_or_404, id_or_none, plain_answer, post_or_back_to

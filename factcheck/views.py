@@ -1,13 +1,13 @@
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required, permission_required
 from django.core.exceptions import RequestDataTooBig
-from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.template.defaultfilters import filesizeformat
 from django.views import defaults
 
 from factcheck.desk_pages import desk_page
+from factcheck.pagination import Paginator
 from factcheck.roles import claim_ids_visible_to
 from factcheck.search import search
 from factcheck.shortcuts import plain_answer

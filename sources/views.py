@@ -2,7 +2,6 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
 from django.core.exceptions import ValidationError
-from django.core.paginator import Paginator
 from django.db import transaction
 from django.http import FileResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -11,6 +10,7 @@ from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from factcheck.desk_pages import desk_page
+from factcheck.pagination import Paginator
 from factcheck.shortcuts import found_or_404
 from sources import anchoring
 from sources.forms import QuoteFinderForm, SelectionForm, SourceForm, UploadForm

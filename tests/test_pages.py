@@ -831,3 +831,17 @@ def test_a_claim_with_two_reviewers_is_found_by_either_and_the_filter_lists_them
     assert reviewer_filter.index(f'<option value="{abe.pk}">') < reviewer_filter.index(
         f'<option value="{zoe.pk}">'
     )
+
+
+@pytest.mark.parametrize(
+    ("asked", "shown"), [("0", 1), ("-3", 1), ("two", 1), ("", 1), ("2", 2), ("99", 2)]
+)
+def test_a_page_number_below_the_first_shows_the_first_page_and_one_past_the_last_the_last(
+    editor_client, asked, shown
+):
+    case, _claims = make_case_with_claims(CLAIMS_PER_PAGE + 1, ReviewerFactory())
+
+    page = editor_client.get(case.get_absolute_url(), {"page": asked})
+
+    assert page.status_code == 200
+    assert page.context["page"].number == shown
