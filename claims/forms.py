@@ -17,7 +17,7 @@ from claims.models import (
 )
 from claims.services import reviewer_already_assigned
 from factcheck.roles import EDITOR, REVIEWER
-from factcheck.shortcuts import id_or_none
+from factcheck.shortcuts import id_or_none, without_control_characters
 from factcheck.widgets import LongModelChoiceField
 from sources.models import Quotation, Source, SourceRole
 
@@ -252,6 +252,17 @@ class CaseForm(forms.ModelForm):
         )
 
 
+class _LogEntryTextarea(forms.Textarea):
+    """
+    A correction's text read as the model will store it (``Correction.clean_fields``):
+    a refused form shows it back without the control characters it would lose.
+    """
+
+    def value_from_datadict(self, data, files, name):
+        value = super().value_from_datadict(data, files, name)
+        return without_control_characters(value) if isinstance(value, str) else value
+
+
 class CorrectionForm(forms.ModelForm):
     """An editor's draft of a correction; published entries never come back to a form."""
 
@@ -270,9 +281,9 @@ class CorrectionForm(forms.ModelForm):
             "supersedes",
         ]
         widgets = {
-            "what_was_wrong": forms.Textarea(attrs={"rows": 3}),
-            "what_is_right": forms.Textarea(attrs={"rows": 3}),
-            "reason": forms.Textarea(attrs={"rows": 2}),
+            "what_was_wrong": _LogEntryTextarea(attrs={"rows": 3}),
+            "what_is_right": _LogEntryTextarea(attrs={"rows": 3}),
+            "reason": _LogEntryTextarea(attrs={"rows": 2}),
         }
         field_classes = dict.fromkeys(
             ["case", "claim", "new_verdict", "supersedes"], LongModelChoiceField

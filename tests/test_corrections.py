@@ -430,6 +430,26 @@ def test_a_draft_with_missing_fields_keeps_what_was_typed(client, editor, publis
     assert not Correction.objects.exists()
 
 
+def test_a_refused_draft_shows_the_typed_text_as_it_would_be_saved(client, editor, published_claim):
+    client.force_login(editor)
+
+    response = client.post(
+        reverse("claims:correction_draft"),
+        {
+            "case": published_claim.case_id,
+            "kind": "update",
+            "what_was_wrong": "  We said 467\x0cseconds,\x1b twice.\nOn air\x00.",
+            "reason": "A\x7f typo.",
+        },
+    )
+
+    assert response.status_code == 422
+    # Only the control characters go, as the model drops them; the rest is kept.
+    assert ">\n  We said 467 seconds, twice.\nOn air.</textarea>" in response.text
+    assert ">\nA typo.</textarea>" in response.text
+    assert not any(character in response.text for character in "\x00\x0c\x1b\x7f")
+
+
 def test_a_published_entry_is_refused_by_the_desks_forms_saying_why(
     client, editor, published_claim
 ):
