@@ -1,5 +1,6 @@
 """How claims react to changes in the sources they quote."""
 
+from django.db import transaction
 from django.db.models import Q
 from django.dispatch import receiver
 from django.utils import timezone
@@ -102,24 +103,34 @@ def _one_line(reason):
 
 
 def _set_flags(claim, reasons):
-    Claim.objects.filter(pk=claim.pk).update(needs_attention="\n".join(reasons))
+    claim.needs_attention = "\n".join(reasons)
+    Claim.objects.filter(pk=claim.pk).update(needs_attention=claim.needs_attention)
 
 
-def _flags(claim):
-    """The reasons ``claim`` (as read before) needs review, one a line."""
+def _locked_flags(claim):
+    """
+    The reasons ``claim`` needs review, one a line, read afresh under its row
+    lock: two flaggings at once (two re-anchorings) each keep the other's reason.
+    """
+    # Only the reasons: the caller's other fields stay as it read them.
+    claim.refresh_from_db(
+        fields=["needs_attention"], from_queryset=Claim.objects.select_for_update()
+    )
     return [line for line in claim.needs_attention.splitlines() if line]
 
 
+@transaction.atomic
 def unflag_claim(claim, reason):
-    """Take ``reason`` off ``claim``'s flags (the claim as read before, its other reasons kept)."""
+    """Take ``reason`` off ``claim``'s flags, its other reasons kept."""
     reason = _one_line(reason)
-    _set_flags(claim, [line for line in _flags(claim) if line != reason])
+    _set_flags(claim, [line for line in _locked_flags(claim) if line != reason])
 
 
+@transaction.atomic
 def flag_claim(claim, reason):
     """Mark ``claim`` as needing review, saying why (the audit trail keeps each reason)."""
     reason = _one_line(reason)
-    reasons = _flags(claim)
+    reasons = _locked_flags(claim)
     if reason not in reasons:
         _set_flags(claim, [*reasons, reason])
     record(actor=None, action="claim.flag", target=claim, changes={"reason": reason})

@@ -7,6 +7,7 @@ from django.test import override_settings
 from django.urls import reverse
 
 from claims.models import Claim
+from claims.receivers import flag_claim, unflag_claim
 from claims.services import claim_flags_clear
 from factcheck.models import AuditEvent
 from factcheck.search import search
@@ -392,6 +393,31 @@ def test_only_an_editor_clears_a_claims_review_flag(client):
         claim_flags_clear(
             claim=claim, editor=ReviewerFactory(), reasons=["The quoted text is gone."]
         )
+
+    assert Claim.objects.get(pk=claim.pk).needs_attention == "The quoted text is gone."
+
+
+def test_flaggings_of_a_claim_read_before_either_keep_both_reasons():
+    # Two re-anchorings at once each hold the claim as read before the other wrote.
+    claim = ClaimFactory()
+    first, second = Claim.objects.get(pk=claim.pk), Claim.objects.get(pk=claim.pk)
+
+    flag_claim(first, "The first quotation changed.")
+    flag_claim(second, "The second quotation changed.")
+
+    assert Claim.objects.get(pk=claim.pk).needs_attention.splitlines() == [
+        "The first quotation changed.",
+        "The second quotation changed.",
+    ]
+
+
+def test_unflagging_a_claim_read_before_a_flagging_keeps_the_newer_reason():
+    claim = ClaimFactory()
+    Claim.objects.filter(pk=claim.pk).update(needs_attention="The wording changed.")
+    stale = Claim.objects.get(pk=claim.pk)
+
+    flag_claim(Claim.objects.get(pk=claim.pk), "The quoted text is gone.")
+    unflag_claim(stale, "The wording changed.")
 
     assert Claim.objects.get(pk=claim.pk).needs_attention == "The quoted text is gone."
 

@@ -18,6 +18,7 @@ from django.urls import reverse
 
 from claims import notifications
 from claims.models import Claim, ClaimStatus, Decision, ReviewAssignment
+from claims.receivers import flag_claim
 from claims.services import claim_submit_for_review, evidence_add, review_decide, reviewer_assign
 from claims.workflow import Action, claim_digest, claim_transition
 from factcheck.models import AuditEvent
@@ -229,6 +230,18 @@ def test_the_same_bytes_uploaded_at_once_make_one_version():
 
     assert results.count(True) == 1, results
     assert source.versions.count() == 1
+
+
+@needs_row_locks
+def test_a_claim_flagged_at_once_for_many_reasons_keeps_every_reason():
+    claim = ClaimFactory()
+    # Each as its receiver holds it: read before any of the others flagged it.
+    copies = [Claim.objects.get(pk=claim.pk) for _ in range(THREADS)]
+
+    at_once(THREADS, lambda i: flag_claim(copies[i], f"Quotation {i} changed."))
+
+    stored = Claim.objects.get(pk=claim.pk).needs_attention.splitlines()
+    assert sorted(stored) == sorted(f"Quotation {i} changed." for i in range(THREADS))
 
 
 def test_assigning_a_reviewer_is_all_or_nothing(monkeypatch):
