@@ -593,13 +593,49 @@ def test_an_oversized_upload_shows_its_error_in_the_page(browser, live_server, d
     page.fill("#id_title", "Too big")
     big = Path(tempfile.mkdtemp()) / "big.txt"
     big.write_bytes(b"a" * 1001)
+    # The server's own check, as a browser that does not check the size first meets it.
+    page.eval_on_selector("input[type=file]", "input => delete input.dataset.maxBytes")
     page.set_input_files("input[type=file]", str(big))
     page.click("text=Save source")
 
-    page.wait_for_selector(".field__error")
+    page.wait_for_selector("[role=alert] .field__error")
     assert "over the limit" in page.inner_text(".dropzone")
     assert page.input_value("#id_title") == "Too big"
     assert not Source.objects.filter(title="Too big").exists()
+
+
+def test_a_file_over_the_limit_is_refused_by_the_browser_before_it_is_sent(
+    browser, live_server, desk, settings
+):
+    settings.SOURCE_UPLOAD_MAX_BYTES = 2 * 1024 * 1024
+    page = new_page(browser)
+    log_in(page, live_server.url, "eddie")
+    page.goto(f"{live_server.url}/sources/new/")
+    page.fill("#id_title", "Too big")
+    sent = []
+    page.on("request", lambda request: sent.append(request) if request.method == "POST" else None)
+    too_big = b"a" * (3 * 1024 * 1024)
+    page.set_input_files(
+        "input[type=file]", files=[{"name": "big.txt", "mimeType": "text/plain", "buffer": too_big}]
+    )
+
+    refusal = "The file is 3.0 MB, over the limit of 2.0 MB."
+    expect(page.locator("[data-dropzone-chosen]")).to_contain_text(refusal)
+    page.click("text=Save source")
+    assert refusal in page.eval_on_selector("input[type=file]", "input => input.validationMessage")
+    page.wait_for_timeout(500)
+    assert sent == []
+    assert not Source.objects.filter(title="Too big").exists()
+
+    # A file within the limit chosen instead goes.
+    page.set_input_files(
+        "input[type=file]",
+        files=[{"name": "small.txt", "mimeType": "text/plain", "buffer": b"Small enough."}],
+    )
+    expect(page.locator("[data-dropzone-chosen]")).to_contain_text("Chosen: small.txt")
+    page.click("text=Save source")
+    page.wait_for_url("**/sources/*/")
+    expect(page.locator("h1")).to_have_text("Too big")
 
 
 def test_a_pasted_text_over_the_form_limit_is_refused_in_the_page_and_stays_in_the_field(

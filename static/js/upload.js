@@ -9,11 +9,39 @@
     return "Chosen: " + file.name + " (" + size + ")";
   }
 
+  // As the server writes sizes (Django's filesizeformat), so that both name the limit alike.
+  function sizeOf(bytes) {
+    const units = ["KB", "MB", "GB"];
+    if (bytes < 1024) return bytes + " bytes";
+    let size = bytes / 1024;
+    let unit = 0;
+    while (size >= 1024 && unit < units.length - 1) {
+      size /= 1024;
+      unit += 1;
+    }
+    return size.toFixed(1) + " " + units[unit];
+  }
+
+  // The server refuses such a file too, but only once all of it has been sent.
+  function tooLarge(input, file) {
+    const limit = Number(input.dataset.maxBytes);
+    if (!limit || file.size <= limit) return "";
+    if (sizeOf(file.size) === sizeOf(limit)) {
+      return "The file is " + file.size.toLocaleString("en") + " bytes, over the limit of " +
+        limit.toLocaleString("en") + " bytes (" + sizeOf(limit) + ").";
+    }
+    return "The file is " + sizeOf(file.size) + ", over the limit of " + sizeOf(limit) + ".";
+  }
+
   document.addEventListener("change", function (event) {
     const input = event.target;
     if (!input.matches("[data-dropzone] input[type=file]")) return;
     const chosen = input.closest("[data-dropzone]").querySelector("[data-dropzone-chosen]");
-    chosen.textContent = input.files.length ? describe(input.files[0]) : "";
+    const refused = input.files.length ? tooLarge(input, input.files[0]) : "";
+    // The browser then refuses to send the form, and says why at the field.
+    input.setCustomValidity(refused);
+    chosen.classList.toggle("field__error", Boolean(refused));
+    chosen.textContent = refused || (input.files.length ? describe(input.files[0]) : "");
   });
 
   ["dragenter", "dragover"].forEach(function (name) {
