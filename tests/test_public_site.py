@@ -6,12 +6,13 @@ import re
 
 import feedparser
 import lxml.etree
+import lxml.html
 import pytest
 from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import dateformat, timezone
 
 from claims.corrections import (
     GENESIS,
@@ -274,6 +275,38 @@ def test_a_case_level_correction_is_noticed_on_the_public_case_page(client, publ
     response = client.get(reverse("claims:public_case", args=[published_claim.case.slug]))
 
     assert "The headline changed." in response.text
+
+
+def test_each_correction_of_a_claim_says_on_the_case_page_what_it_corrected(
+    client, published_claim
+):
+    case, claim = published_claim.case, published_claim
+    first = PublishedCorrectionFactory(
+        case=case, claim=claim, what_was_wrong="We said 467.", what_is_right="It is 460 seconds."
+    )
+    PublishedCorrectionFactory(
+        case=case, claim=claim, what_was_wrong="Said twice.", what_is_right="Once, on air."
+    )
+    PublishedCorrectionFactory(
+        case=case,
+        claim=claim,
+        what_was_wrong="Still wrong.",
+        what_is_right="It is 461 seconds.",
+        supersedes=first,
+    )
+
+    page = lxml.html.fromstring(client.get(reverse("claims:public_case", args=[case.slug])).text)
+
+    notices = [
+        " ".join(notice.text_content().split())
+        for notice in page.xpath("//li[@class='card']/p[@class='correction-notice']")
+    ]
+    published_on = dateformat.format(timezone.localtime(first.published_at), "j F Y")
+    assert notices == [
+        f"Correction on {published_on}, superseded by entry 3: Entry 1 of our corrections log.",
+        f"Correction on {published_on}: Once, on air. Entry 2 of our corrections log.",
+        f"Correction on {published_on}: It is 461 seconds. Entry 3 of our corrections log.",
+    ]
 
 
 def test_a_repeated_conditional_get_is_answered_304(client, published_claim):
