@@ -40,6 +40,12 @@ def containing_words(queryset, field, words):
     return queryset.alias(_folded=Casefold(field)).filter(_folded__regex=folded)
 
 
+#: White space between words: every character that Python's ``\s`` (SQLite's REGEXP)
+#: and ``str.split`` take for one, named here since PostgreSQL's ``\s`` is its C
+#: library's, which leaves out the no-break spaces (U+00A0, U+2007, U+202F) of PDFs and HTML.
+_SPACES = "[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+"
+
+
 def _words_apart(words):
     """A regular expression of ``words`` as they are, any white space between them."""
-    return r"\s+".join(re.escape(word) for word in words.split())
+    return _SPACES.join(re.escape(word) for word in words.split())

@@ -1,6 +1,7 @@
 """The claim page, the reviewer's sign-off page and My reviews, through real requests."""
 
 import datetime
+import re
 
 import lxml.html
 import pytest
@@ -22,6 +23,7 @@ from claims.services import (
 )
 from claims.views import REVIEWS_PER_PAGE
 from claims.workflow import Action, claim_digest, claim_transition
+from factcheck.database import _words_apart
 from tests.factories import (
     CaseFactory,
     ClaimFactory,
@@ -314,6 +316,32 @@ def test_the_evidence_picker_finds_a_quotation_across_a_line_or_page_break(edito
         url("quotation_search", claim), {"q": "would Lepic"}, headers=HTMX
     )
     assert "Rue Lepic would" not in unrelated.text
+
+
+#: Spaces a pasted PDF or HTML page puts between words: no-break (U+00A0, U+2007,
+#: U+202F), thin (U+2009), ideographic (U+3000).
+UNICODE_SPACES = ["\u00a0", "\u2007", "\u202f", "\u2009", "\u3000"]
+
+
+@pytest.mark.parametrize("space", UNICODE_SPACES)
+def test_the_evidence_picker_finds_words_a_unicode_space_separates_on_either_database(
+    editor_client, claim, space
+):
+    version = SourceVersionFactory(text=f"Rue Lepic{space}would reopen.")
+    QuotationFactory(version=version, exact=f"Rue Lepic{space}would reopen")
+
+    response = editor_client.get(url("quotation_search", claim), {"q": "lepic would"}, headers=HTMX)
+
+    assert f"Rue Lepic{space}would reopen" in response.text
+
+
+@pytest.mark.parametrize("space", UNICODE_SPACES)
+def test_the_words_pattern_does_not_lean_on_the_databases_own_backslash_s(space):
+    # PostgreSQL's \s is its C library's, which leaves out the no-break spaces:
+    # with \s narrowed to a plain space the pattern still finds the words apart.
+    pattern = _words_apart("Lepic would").replace(r"\s", " ")
+
+    assert re.fullmatch(pattern, f"Lepic{space}would")
 
 
 def test_the_evidence_picker_asks_for_words_until_some_are_typed(editor_client, claim):
