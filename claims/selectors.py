@@ -41,7 +41,7 @@ from factcheck.roles import (
     sees_every_case,
 )
 from sources.highlighting import cached_marked_part
-from sources.models import Quotation, SourceVersion
+from sources.models import Quotation, Reanchoring, SourceVersion
 
 
 class ClaimRow(NamedTuple):
@@ -429,7 +429,12 @@ _claim_with_quotation = PreparedRead(
         .annotate(
             is_retracted=Exists(
                 Correction.objects.published_retractions().filter(claim=OuterRef("pk"))
-            )
+            ),
+            # Its own passage left the piece: a flag that clearing does not deal with
+            # (claims.services.claim_flags_clear).
+            passage_out_of_date=Exists(
+                Reanchoring.objects.filter(quotation_id=OuterRef("quotation_id"))
+            ),
         )
     )
 )

@@ -376,7 +376,11 @@ def test_a_claim_whose_own_passage_is_gone_keeps_its_flag(editor_client):
     new_version(piece, "Keep this.")
     claim.refresh_from_db()
     flagged = claim.needs_attention
+    page = editor_client.get(claim.get_absolute_url()).text
+    assert "Dealt with: clear the flag" not in page
+    assert "clearing would not deal with this flag" in page
 
+    # A page read before the new version still offers it: the service refuses.
     response = clear_flag(editor_client, claim, flagged.splitlines())
 
     assert response.status_code == 409
