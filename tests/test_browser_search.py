@@ -67,3 +67,23 @@ def test_back_to_a_search_pushed_by_htmx_shows_the_whole_page_again(browser, liv
     expect(page.locator("h1")).to_have_text("Search")
     expect(page.locator("#search-query")).to_be_visible()
     expect(page.locator(".search-result").first).to_be_visible()
+
+
+def test_back_to_an_earlier_search_shows_its_words_in_the_box(browser, live_server, desk):
+    base = live_server.url
+    page = new_page(browser)  # noqa: F405
+    log_in(page, base, "eddie")  # noqa: F405
+    page.goto(f"{base}/search/")
+    page.fill("#search-query", "Trainium2")
+    page.wait_for_url("**/search/?q=Trainium2")
+    expect(page.locator(".search-result").first).to_be_visible()
+    page.fill("#search-query", "tokens")
+    page.wait_for_url("**/search/?q=tokens")
+
+    page.go_back()
+
+    page.wait_for_url("**/search/?q=Trainium2")
+    expect(page.locator("#search-query")).to_have_value("Trainium2")
+    page.go_forward()
+    page.wait_for_url("**/search/?q=tokens")
+    expect(page.locator("#search-query")).to_have_value("tokens")
