@@ -1,6 +1,7 @@
 import lxml.html
 import pytest
 from django.db import connection
+from django.template.loader import render_to_string
 from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse, set_script_prefix
@@ -10,6 +11,8 @@ from claims.models import Case, Claim, ClaimStatus, Rating
 from claims.selectors import case_claim_index, case_list, claim_status_summary, reviews_for
 from claims.views import CASES_PER_PAGE, CLAIMS_PER_PAGE, PASSAGE_MATCHES_SHOWN
 from claims.workflow import Action, claim_transition
+from factcheck.pagination import Paginator
+from factcheck.templatetags.numbers import thousands
 from sources.models import Source, SourceRole
 from sources.services import find_span, source_version_create_from_text, source_version_upload
 from sources.tasks import extract_source_version
@@ -845,3 +848,14 @@ def test_a_page_number_below_the_first_shows_the_first_page_and_one_past_the_las
 
     assert page.status_code == 200
     assert page.context["page"].number == shown
+
+
+def test_long_counts_group_their_thousands():
+    page = Paginator(range(30_000), 20).get_page(1)
+
+    html = render_to_string("includes/pagination.html", {"page": page})
+
+    assert "Page 1 of 1,500" in html
+    assert thousands(25_000) == "25,000"
+    assert thousands(999) == "999"
+    assert thousands("") == ""
