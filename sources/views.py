@@ -130,7 +130,11 @@ def version_upload_view(request, pk):
             actor=request.user,
         )
         if created:
-            said = f"Version {version.number} uploaded; extracting its text."
+            # True however soon the worker is done: a page shown after it settled has
+            # no poll to take the message away.
+            said = (
+                f"Version {version.number} uploaded: its status below says when its text is ready."
+            )
             if earlier := earlier_version_with_same_bytes(version):
                 said += (
                     f" Its bytes are those of version {earlier.number} (same SHA-256): "

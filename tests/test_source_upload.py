@@ -189,7 +189,8 @@ def test_an_earlier_versions_bytes_again_are_a_new_version_that_says_so(editor_c
     assert source.latest_version == third
     assert third.extracted_text == "Growth was 3 percent."
     assert (
-        "Version 3 uploaded; extracting its text. Its bytes are those of version 1" in response.text
+        "Version 3 uploaded: its status below says when its text is ready. "
+        "Its bytes are those of version 1" in response.text
     )
 
 
@@ -359,7 +360,10 @@ def test_the_polls_last_answer_takes_away_the_upload_message_that_said_extractin
     headers = {"HX-Request": "true", "HX-Target": "version-panel"}
     url, values = poll_of(page)
     message = '<li class="message message--success" data-message="extracting">'
-    assert f"{message}Version 1 uploaded; extracting its text.</li>" in page.text
+    assert (
+        f"{message}Version 1 uploaded: its status below says when its text is ready.</li>"
+        in page.text
+    )
     extracting = editor_client.get(url, values, headers=headers)
     assert "hx-swap-oob" not in extracting.text
     assert poll_of(extracting) == (url, values)
@@ -520,3 +524,18 @@ def test_a_file_chosen_with_a_form_refused_elsewhere_is_said_to_be_dropped(edito
     assert response.status_code == 422
     assert "The file “notes.txt” was not kept" in response.text
     assert not Source.objects.exists()
+
+
+def test_a_page_shown_after_the_text_was_read_does_not_say_it_is_being_read(editor_client):
+    # The worker can finish before the page after the upload is shown: it has no poll then.
+    source = SourceFactory()
+
+    page = editor_client.post(
+        reverse("sources:version_upload", args=[source.pk]),
+        {"file": upload("upload", b"Quick words.")},
+        follow=True,
+    )
+
+    assert source.latest_version.is_ready
+    assert "Version 1 uploaded: its status below says when its text is ready." in page.text
+    assert "extracting" not in lxml.html.fromstring(page.text).text_content().lower()
