@@ -32,10 +32,6 @@ from sources.services import (
 
 SOURCES_PER_PAGE = 25
 
-#: The tag of an upload's message, which says that its text is being extracted:
-#: the version panel's last poll takes the message away once the panel says how it ended.
-EXTRACTING_MESSAGE = "extracting"
-
 
 def upload_form(data=None, files=None, **kwargs):
     return UploadForm(data, files, max_bytes=settings.SOURCE_UPLOAD_MAX_BYTES, **kwargs)
@@ -87,9 +83,7 @@ def source_detail_view(request, pk):
     context = source_reader(source, at=offset_in_text(request.GET.get("at")))
     if request.htmx and request.htmx.target == "version-panel":
         # Only the page's poll asks for the panel by GET. Its last answer, once
-        # every version is settled, brings the finder the page lacked meanwhile,
-        # and takes away the upload's message if the page shows it.
-        context["upload_message"] = request.GET.get("upload_message") == "shown"
+        # every version is settled, brings the finder the page lacked meanwhile.
         current = context["current"]
         if not context["extracting"]:
             # The poll's last answer: it says how the upload it waited for ended.
@@ -99,22 +93,8 @@ def source_detail_view(request, pk):
             if current is not None and current.is_ready:
                 context |= {"finder": QuoteFinderForm(), "finder_arrives": True}
         return render(request, "sources/source_detail.html#version-panel", context)
-    context |= {
-        "upload": upload_form(),
-        "finder": QuoteFinderForm(),
-        "upload_message": shows_upload_message(request),
-    }
+    context |= {"upload": upload_form(), "finder": QuoteFinderForm()}
     return render(request, "sources/source_detail.html", context)
-
-
-def shows_upload_message(request):
-    """
-    Whether the page about to be shown carries the upload's message: its polls
-    say so, since a removal of a message that is not on the page is an htmx error.
-    """
-    return any(
-        message.extra_tags == EXTRACTING_MESSAGE for message in messages.get_messages(request)
-    )
 
 
 @require_POST
@@ -130,17 +110,17 @@ def version_upload_view(request, pk):
             actor=request.user,
         )
         if created:
-            # True however soon the worker is done: a page shown after it settled has
-            # no poll to take the message away.
+            # True however soon the worker is done (the page shown next may come after it).
             said = (
-                f"Version {version.number} uploaded: its status below says when its text is ready."
+                f"Version {version.number} uploaded: "
+                "the Versions table below says when its text is ready."
             )
             if earlier := earlier_version_with_same_bytes(version):
                 said += (
                     f" Its bytes are those of version {earlier.number} (same SHA-256): "
                     "the source went back to them."
                 )
-            messages.success(request, said, extra_tags=EXTRACTING_MESSAGE)
+            messages.success(request, said)
         else:
             messages.info(
                 request,

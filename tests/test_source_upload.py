@@ -1,7 +1,5 @@
 """Uploading sources in the browser: real multipart uploads through Django's upload handling."""
 
-import json
-
 import lxml.html
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -189,7 +187,7 @@ def test_an_earlier_versions_bytes_again_are_a_new_version_that_says_so(editor_c
     assert source.latest_version == third
     assert third.extracted_text == "Growth was 3 percent."
     assert (
-        "Version 3 uploaded: its status below says when its text is ready. "
+        "Version 3 uploaded: the Versions table below says when its text is ready. "
         "Its bytes are those of version 1" in response.text
     )
 
@@ -340,56 +338,6 @@ def test_the_poll_that_finds_the_upload_settled_says_how_it_ended(editor_client,
     assert 'role="status"' not in last.text.split("</table>", 1)[0]
 
 
-def poll_of(page):
-    """The page's version panel poll, as htmx sends it: its URL and values, its headers."""
-    panel = lxml.html.fromstring(page.text).get_element_by_id("version-panel")
-    return panel.get("hx-get"), json.loads(panel.get("hx-vals") or "{}")
-
-
-@pytest.mark.parametrize("content", [b"Waiting words.", b"%PDF-1.4 not a real PDF"])
-def test_the_polls_last_answer_takes_away_the_upload_message_that_said_extracting(
-    editor_client, content
-):
-    source = SourceFactory()
-    with override_settings(TASKS=QUEUED_ONLY):
-        page = editor_client.post(
-            reverse("sources:version_upload", args=[source.pk]),
-            {"file": upload("upload", content)},
-            follow=True,
-        )
-    headers = {"HX-Request": "true", "HX-Target": "version-panel"}
-    url, values = poll_of(page)
-    message = '<li class="message message--success" data-message="extracting">'
-    assert (
-        f"{message}Version 1 uploaded: its status below says when its text is ready.</li>"
-        in page.text
-    )
-    extracting = editor_client.get(url, values, headers=headers)
-    assert "hx-swap-oob" not in extracting.text
-    assert poll_of(extracting) == (url, values)
-
-    extract_source_version.call(source.latest_version.pk)
-    last = editor_client.get(url, values, headers=headers)
-
-    assert '<div hx-swap-oob="delete:[data-message~=extracting]"></div>' in last.text
-
-
-def test_a_poll_from_a_page_without_the_upload_message_removes_nothing(editor_client):
-    # Opened again while extracting: a removal with nothing to remove is an htmx error.
-    source = SourceFactory()
-    with override_settings(TASKS=QUEUED_ONLY):
-        source_version_upload(source=source, content=b"Words.", filename="w.txt", actor=None)
-    url, values = poll_of(editor_client.get(source.get_absolute_url()))
-
-    extract_source_version.call(source.latest_version.pk)
-    last = editor_client.get(
-        url, values, headers={"HX-Request": "true", "HX-Target": "version-panel"}
-    )
-
-    assert "Version 1: its text is ready" in last.text
-    assert 'hx-swap-oob="delete' not in last.text
-
-
 def test_a_panel_asked_for_a_source_without_versions_is_answered(editor_client):
     source = SourceFactory()
 
@@ -537,5 +485,5 @@ def test_a_page_shown_after_the_text_was_read_does_not_say_it_is_being_read(edit
     )
 
     assert source.latest_version.is_ready
-    assert "Version 1 uploaded: its status below says when its text is ready." in page.text
+    assert "Version 1 uploaded: the Versions table below says when its text is ready." in page.text
     assert "extracting" not in lxml.html.fromstring(page.text).text_content().lower()
