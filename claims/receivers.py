@@ -80,9 +80,12 @@ def follow_retitled_source(sender, source, old_title, actor, **kwargs):
 
 
 def claims_relying_on(quotation):
-    return Claim.objects.filter(
-        Q(quotation=quotation) | Q(evidence__quotation=quotation)
-    ).distinct()
+    # In one order, so that two re-anchorings flagging the same claims lock them in turn.
+    return (
+        Claim.objects.filter(Q(quotation=quotation) | Q(evidence__quotation=quotation))
+        .distinct()
+        .order_by("pk")
+    )
 
 
 def repoint_quotation(old, new):
@@ -110,12 +113,20 @@ def _set_flags(claim, reasons):
 def _locked_flags(claim):
     """
     The reasons ``claim`` needs review, one a line, read afresh under its row
-    lock: two flaggings at once (two re-anchorings) each keep the other's reason.
+    lock: two flaggings at once (two re-anchorings) each keep the other's
+    reason. None if the claim is gone.
     """
-    # Only the reasons: the caller's other fields stay as it read them.
-    claim.refresh_from_db(
-        fields=["needs_attention"], from_queryset=Claim.objects.select_for_update()
-    )
+    # Only the reasons: the caller's other fields stay as it read them. The lock an
+    # UPDATE takes (no key update): rows added meanwhile that point at the claim (a
+    # comment, evidence) need not wait for it, and flaggings still wait for each
+    # other and for _lock_claim's writers.
+    try:
+        claim.refresh_from_db(
+            fields=["needs_attention"],
+            from_queryset=Claim.objects.select_for_update(no_key=True),
+        )
+    except Claim.DoesNotExist:
+        return None
     return [line for line in claim.needs_attention.splitlines() if line]
 
 
@@ -123,7 +134,9 @@ def _locked_flags(claim):
 def unflag_claim(claim, reason):
     """Take ``reason`` off ``claim``'s flags, its other reasons kept."""
     reason = _one_line(reason)
-    _set_flags(claim, [line for line in _locked_flags(claim) if line != reason])
+    reasons = _locked_flags(claim)
+    if reasons is not None:
+        _set_flags(claim, [line for line in reasons if line != reason])
 
 
 @transaction.atomic
@@ -131,6 +144,6 @@ def flag_claim(claim, reason):
     """Mark ``claim`` as needing review, saying why (the audit trail keeps each reason)."""
     reason = _one_line(reason)
     reasons = _locked_flags(claim)
-    if reason not in reasons:
+    if reasons is not None and reason not in reasons:
         _set_flags(claim, [*reasons, reason])
     record(actor=None, action="claim.flag", target=claim, changes={"reason": reason})

@@ -652,3 +652,14 @@ def test_the_quote_finder_finds_words_a_line_break_separates_and_quotes_the_text
     assert f'name="start" value="{start}"' in found.text
     assert quoted.status_code == 302  # without htmx: back to the source page
     assert version.quotations.get().exact == "covers four\nfrontier"
+
+
+def test_flagging_a_claim_deleted_meanwhile_changes_nothing():
+    claim = ClaimFactory()
+    read_before = Claim.objects.get(pk=claim.pk)
+    Claim.objects.filter(pk=claim.pk).delete()
+
+    flag_claim(read_before, "The quotation changed.")
+    unflag_claim(read_before, "The quotation changed.")
+
+    assert not Claim.objects.filter(pk=claim.pk).exists()
