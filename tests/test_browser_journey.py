@@ -9,6 +9,7 @@ missing browser fails the run.
 """
 
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -621,6 +622,9 @@ def test_a_file_over_the_limit_is_refused_by_the_browser_before_it_is_sent(
 
     refusal = "The file is 3.0 MB, over the limit of 2.0 MB."
     expect(page.locator("[data-dropzone-chosen]")).to_contain_text(refusal)
+    file_input = page.locator("input[type=file]")
+    expect(file_input).to_have_attribute("aria-invalid", "true")
+    expect(file_input).to_have_accessible_description(re.compile(re.escape(refusal)))
     page.click("text=Save source")
     assert refusal in page.eval_on_selector("input[type=file]", "input => input.validationMessage")
     page.wait_for_timeout(500)
@@ -633,6 +637,7 @@ def test_a_file_over_the_limit_is_refused_by_the_browser_before_it_is_sent(
         files=[{"name": "small.txt", "mimeType": "text/plain", "buffer": b"Small enough."}],
     )
     expect(page.locator("[data-dropzone-chosen]")).to_contain_text("Chosen: small.txt")
+    expect(file_input).not_to_have_attribute("aria-invalid", "true")
     page.click("text=Save source")
     page.wait_for_url("**/sources/*/")
     expect(page.locator("h1")).to_have_text("Too big")

@@ -12,7 +12,7 @@
   // As the server writes sizes (Django's filesizeformat), so that both name the limit alike.
   function sizeOf(bytes) {
     const units = ["KB", "MB", "GB"];
-    if (bytes < 1024) return bytes + " bytes";
+    if (bytes < 1024) return bytes + (bytes === 1 ? " byte" : " bytes");
     let size = bytes / 1024;
     let unit = 0;
     while (size >= 1024 && unit < units.length - 1) {
@@ -42,6 +42,18 @@
     input.setCustomValidity(refused);
     chosen.classList.toggle("field__error", Boolean(refused));
     chosen.textContent = refused || (input.files.length ? describe(input.files[0]) : "");
+    // Assistive technology hears the reason with the field, and that it is invalid.
+    if (!chosen.id) chosen.id = input.id + "_chosen";
+    const described = (input.getAttribute("aria-describedby") || "").split(" ").filter(function (id) {
+      return id && id !== chosen.id;
+    });
+    if (refused) {
+      described.push(chosen.id);
+      input.setAttribute("aria-invalid", "true");
+    } else if (!input.closest(".field--error")) {
+      input.removeAttribute("aria-invalid");
+    }
+    input.setAttribute("aria-describedby", described.join(" "));
   });
 
   ["dragenter", "dragover"].forEach(function (name) {
