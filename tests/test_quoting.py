@@ -1,5 +1,6 @@
 """Quoting from a selection, the quote finder, and re-anchoring on a new version."""
 
+import lxml.html
 import pytest
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -228,6 +229,24 @@ def test_the_quote_finder_shows_the_closest_passage_with_the_difference(editor_c
     assert "not in the source word for word" in response.text
     assert "<del>" in response.text and "<ins>" in response.text
     assert not Quotation.objects.exists()
+
+
+def test_the_quote_finder_shows_white_space_it_counts_as_a_difference(editor_client):
+    # Drawn as it is, a space the source has and the paste lacks would be nothing to see,
+    # yet the count beside the diff includes it.
+    version = SourceVersionFactory(text="The engine reduces the iteration step to 9.0 seconds.")
+
+    response = editor_client.get(
+        reverse("sources:quote_finder", args=[version.source_id, version.number]),
+        {"q": "reduces the iterationstep to 9.0 seconds"},
+        headers={"HX-Request": "true"},
+    )
+
+    diff = lxml.html.fromstring(response.text).find_class("diff")[0]
+    (inserted,) = diff.findall("ins")
+    assert inserted.text_content() == "␣a white-space character"
+    assert inserted.find_class("diff__space")[0].get("aria-hidden") == "true"
+    assert "1 character differs" in response.text
 
 
 def test_quoting_from_the_finder_stores_the_sources_words(editor_client):
