@@ -61,6 +61,7 @@ from claims.selectors import (
     case_list_rows,
     case_marked_part,
     case_with_piece_in_reach,
+    claim_at,
     claim_for_page,
     claim_history,
     claim_status_summary,
@@ -479,8 +480,9 @@ def public_claim_view(request, slug, pk):
     )
 
 
-def _claim_context(request, case, pk, **extra):
-    claim = found_or_404(claim_for_page, case, pk, request.user)
+def _claim_context(request, case, pk, *, claim=None, **extra):
+    """The claim page's context; ``claim`` if the caller read it (``claim_at``)."""
+    claim = claim or found_or_404(claim_for_page, case, pk, request.user)
     evidence_texts = [item.quotation.exact for item in claim.evidence.all()]
     can_edit = is_editor(request.user) and claim.status not in READ_ONLY_STATES
     context = {
@@ -578,8 +580,10 @@ def _partial(request, name, context, status=200):
 @permission_required("claims.view_claim", raise_exception=True)
 @desk_page
 def claim_detail_view(request, slug, pk):
-    case = _case(request, slug)
-    return render(request, "claims/claim_detail.html", _claim_context(request, case, pk))
+    claim = found_or_404(claim_at, slug, pk, request.user)
+    return render(
+        request, "claims/claim_detail.html", _claim_context(request, claim.case, pk, claim=claim)
+    )
 
 
 @require_POST

@@ -11,7 +11,7 @@ from django.db import connections
 from django.db.models import Count, F
 
 from claims.models import Claim, Evidence, Rating
-from claims.selectors import claim_for_page
+from claims.selectors import claim_at, claim_for_page
 from claims.workflow import claim_content, claim_digest
 from factcheck.prepared import PreparationError, PreparedRead, remember_related
 from factcheck.roles import ASSIGNED_CLAIMS, EVERY_CLAIM, NO_CLAIM, claims_in_reach
@@ -245,6 +245,38 @@ def test_the_claim_page_refuses_a_claim_outside_a_reviewers_reach():
     assert claim_for_page(assigned.case, assigned.pk, reviewer) == assigned
     with pytest.raises(Claim.DoesNotExist):
         claim_for_page(other.case, other.pk, reviewer)
+
+
+def test_the_claim_page_opened_by_its_address_reads_its_case_with_the_claim(
+    django_assert_num_queries, editor
+):
+    claim = ClaimFactory()
+    EvidenceFactory(claim=claim)
+    claim_at(claim.case.slug, claim.pk, editor)
+
+    with django_assert_num_queries(4):
+        read = claim_at(claim.case.slug, claim.pk, editor)
+        shown = (
+            read.case.title,
+            read.case.source_under_check.title,
+            read.quotation.version.source.title,
+            [row.quotation.exact for row in read.evidence.all()],
+        )
+
+    assert read == claim and read.case == claim.case
+    assert shown[1] == claim.case.source_under_check.title
+
+
+def test_the_claim_page_by_its_address_refuses_another_case_or_a_claim_out_of_reach():
+    assigned, other = ClaimFactory(), ClaimFactory()
+    reviewer = ReviewerFactory()
+    ReviewAssignmentFactory(claim=assigned, reviewer=reviewer)
+
+    assert claim_at(assigned.case.slug, assigned.pk, reviewer) == assigned
+    with pytest.raises(Claim.DoesNotExist):
+        claim_at(other.case.slug, other.pk, reviewer)
+    with pytest.raises(Claim.DoesNotExist):
+        claim_at(other.case.slug, assigned.pk, reviewer)
 
 
 @pytest.mark.django_db(transaction=True)
