@@ -52,13 +52,7 @@ def test_a_source_hit_opens_the_reader_scrolled_to_its_match_highlighted(
 def test_back_to_a_search_pushed_by_htmx_shows_the_whole_page_again(browser, live_server, desk):
     # The results came as a fragment to the address htmx pushed; going back there
     # from a hit must not show that fragment alone, without the page around it.
-    base = live_server.url
-    page = new_page(browser)  # noqa: F405
-    log_in(page, base, "eddie")  # noqa: F405
-    page.goto(f"{base}/search/")
-    page.fill("#search-query", "Trainium2")
-    page.wait_for_url("**/search/?q=Trainium2")
-    expect(page.locator(".search-result").first).to_be_visible()
+    page = editor_searching(browser, live_server.url, "Trainium2")
 
     page.click(".search-result__title a >> nth=0")
     page.wait_for_load_state()
@@ -70,13 +64,7 @@ def test_back_to_a_search_pushed_by_htmx_shows_the_whole_page_again(browser, liv
 
 
 def test_back_to_an_earlier_search_shows_its_words_in_the_box(browser, live_server, desk):
-    base = live_server.url
-    page = new_page(browser)  # noqa: F405
-    log_in(page, base, "eddie")  # noqa: F405
-    page.goto(f"{base}/search/")
-    page.fill("#search-query", "Trainium2")
-    page.wait_for_url("**/search/?q=Trainium2")
-    expect(page.locator(".search-result").first).to_be_visible()
+    page = editor_searching(browser, live_server.url, "Trainium2")
     page.fill("#search-query", "tokens")
     page.wait_for_url("**/search/?q=tokens")
 
@@ -87,3 +75,14 @@ def test_back_to_an_earlier_search_shows_its_words_in_the_box(browser, live_serv
     page.go_forward()
     page.wait_for_url("**/search/?q=tokens")
     expect(page.locator("#search-query")).to_have_value("tokens")
+
+
+def editor_searching(browser, base, words):
+    """A page of the editor's with ``words`` typed into the search box, their results shown."""
+    page = new_page(browser)  # noqa: F405
+    log_in(page, base, "eddie")  # noqa: F405
+    page.goto(f"{base}/search/")
+    page.fill("#search-query", words)
+    page.wait_for_url(f"**/search/?q={words}")
+    expect(page.locator(".search-result").first).to_be_visible()
+    return page
