@@ -207,17 +207,18 @@ def claim_flags_clear(*, claim, editor, reasons):
     quotation clears its own reason when confirmed, but nothing else clears one
     about evidence whose words are gone from a new version (the editor removes
     or re-quotes it, and says so here). A reason added since the page was read
-    stays. The claim's own passage gone from the piece is not dealt with by
-    clearing: refused, the claim is withdrawn or made again from the current
-    text. The audit trail keeps the reasons cleared; returns them.
+    stays. The claim's own passage changed or gone in the piece is not dealt
+    with by clearing: refused (a changed one is confirmed on the source page; for
+    one that is gone, the claim is withdrawn or made again from the current
+    text). The audit trail keeps the reasons cleared; returns them.
     """
     require_editor(editor, "clear a claim's review flag")
     _lock_claim(claim)
     if Reanchoring.objects.filter(quotation_id=claim.quotation_id).exists():
         raise ValidationError(
-            "This claim's own passage is not in the current version of the piece, so its "
-            "flag stays: withdraw the claim, or make it again from the current text (a "
-            "changed passage is confirmed on the piece's source page).",
+            "This claim's own passage changed or is gone in the current version of the "
+            "piece, so its flag stays: confirm a changed passage on the piece's source page; "
+            "for one that is gone, withdraw the claim, or make it again from the current text.",
             code="passage_out_of_date",
         )
     flagged = claim.needs_attention.splitlines()

@@ -49,3 +49,28 @@ def test_a_plain_form_sent_again_while_it_is_being_sent_is_not_sent_twice(
         page.click("text=Save draft")
     expect(page.locator(".messages")).to_contain_text("draft")
     assert Correction.objects.count() == 1
+
+
+def test_a_flag_clear_refused_from_the_keyboard_leaves_the_focus_in_the_redrawn_form(
+    browser, live_server, desk
+):
+    # The button is in the claim's header, which the refusal redraws out of band
+    # beside the edit form: the focus must not fall back to the top of the page.
+    _editor, _reviewer, case = desk
+    claim = case.claims.first()
+    Claim.objects.filter(pk=claim.pk).update(needs_attention="The evidence's words are gone.")
+    base = live_server.url
+    page = new_page(browser)  # noqa: F405
+    log_in(page, base, "eddie")  # noqa: F405
+    page.goto(f"{base}{claim.get_absolute_url()}")
+    page.fill("#id_claimant", "Typed and not saved yet")
+
+    page.get_by_role("button", name="Dealt with: clear the flag").focus()
+    page.keyboard.press("Enter")
+
+    expect(page.locator("#claim-fields")).to_contain_text("not saved")
+    expect(page.locator("#id_claimant")).to_have_value("Typed and not saved yet")
+    assert page.evaluate(
+        "document.getElementById('claim-fields').contains(document.activeElement)"
+    ), page.evaluate("document.activeElement.outerHTML.slice(0, 120)")
+    assert Claim.objects.get(pk=claim.pk).needs_attention == "The evidence's words are gone."

@@ -63,18 +63,21 @@ def test_back_to_a_search_pushed_by_htmx_shows_the_whole_page_again(browser, liv
     expect(page.locator(".search-result").first).to_be_visible()
 
 
-def test_back_to_an_earlier_search_shows_its_words_in_the_box(browser, live_server, desk):
+def test_back_to_an_earlier_search_shows_its_words_in_the_box_and_title(browser, live_server, desk):
     page = editor_searching(browser, live_server.url, "Trainium2")
     page.fill("#search-query", "tokens")
     page.wait_for_url("**/search/?q=tokens")
+    expect(page).to_have_title("Search: tokens · factcheck")
 
     page.go_back()
 
     page.wait_for_url("**/search/?q=Trainium2")
     expect(page.locator("#search-query")).to_have_value("Trainium2")
+    expect(page).to_have_title("Search: Trainium2 · factcheck")
     page.go_forward()
     page.wait_for_url("**/search/?q=tokens")
     expect(page.locator("#search-query")).to_have_value("tokens")
+    expect(page).to_have_title("Search: tokens · factcheck")
 
 
 def editor_searching(browser, base, words):

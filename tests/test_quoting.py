@@ -403,7 +403,7 @@ def test_a_claim_whose_own_passage_is_gone_keeps_its_flag(editor_client):
     response = clear_flag(editor_client, claim, flagged.splitlines())
 
     assert response.status_code == 409
-    assert "own passage is not in the current version of the piece" in response.text
+    assert "own passage changed or is gone in the current version of the piece" in response.text
     assert Claim.objects.get(pk=claim.pk).needs_attention == flagged
 
 

@@ -567,3 +567,16 @@ def test_a_pdf_passage_is_labelled_with_every_page_it_runs_over(settings, tmp_pa
     # One passage holds both short pages: the match is on page 2, the passage starts on 1.
     (hit,) = search("turbines")[0:10]
     assert hit.location == f"version {pdf.number}, pp. 1–2"
+
+
+def test_the_tab_title_names_the_search_on_the_page_and_in_the_results_htmx_swaps(
+    editor_client,
+):
+    page = editor_client.get(reverse("search"), {"q": "Trainium2"})
+    results = editor_client.get(
+        reverse("search"), {"q": "tokens"}, headers={"HX-Request": "true", "HX-Target": "results"}
+    )
+
+    assert page.text.count("<title>") == 1
+    assert "<title>Search: Trainium2 · factcheck</title>" in page.text
+    assert results.text.lstrip().startswith("<title>Search: tokens · factcheck</title>")

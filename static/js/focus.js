@@ -22,6 +22,15 @@
     targetId = (target && target.id) || "";
   });
 
+  // A part sent out of band can hold the focus too (the button in the claim's
+  // header that cleared its flag, where the answer is the edit form): the focus
+  // then goes where it would had the request's own part held it.
+  document.addEventListener("htmx:oobBeforeSwap", function (event) {
+    const active = document.activeElement;
+    const replaced = event.detail.target;
+    if (active && active !== document.body && replaced && replaced.contains(active)) swapTookFocus = true;
+  });
+
   document.addEventListener("htmx:afterSettle", function (event) {
     if (!swapTookFocus) return;
     const active = document.activeElement;

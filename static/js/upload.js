@@ -4,9 +4,7 @@
   "use strict";
 
   function describe(file) {
-    const kilobytes = file.size / 1024;
-    const size = kilobytes > 1024 ? (kilobytes / 1024).toFixed(1) + " MB" : Math.ceil(kilobytes) + " KB";
-    return "Chosen: " + file.name + " (" + size + ")";
+    return "Chosen: " + file.name + " (" + sizeOf(file.size) + ")";
   }
 
   // As the server writes sizes (Django's filesizeformat), so that both name the limit alike.
