@@ -9,7 +9,7 @@ from django.utils import timezone
 from django.utils.functional import cached_property
 
 from factcheck.shortcuts import without_control_characters
-from sources.models import Quotation, Source
+from sources.models import Quotation, Reanchoring, Source
 
 
 class Rating(models.Model):
@@ -147,6 +147,16 @@ class ClaimStatus(models.TextChoices):
     APPROVED = "approved", "Approved"
     PUBLISHED = "published", "Published"
     WITHDRAWN = "withdrawn", "Withdrawn"
+
+
+def own_passage_carried_on(quotation_id):
+    """
+    The re-anchorings of the quotation a claim quotes (``quotation_id``, a value
+    or an ``OuterRef``): any at all means its passage changed or is gone in a
+    newer version of the piece, a flag that clearing does not deal with
+    (claims.services.claim_flags_clear) and that the claim page says so of.
+    """
+    return Reanchoring.objects.filter(quotation_id=quotation_id)
 
 
 class Claim(models.Model):

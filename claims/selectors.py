@@ -28,6 +28,7 @@ from claims.models import (
     Evidence,
     Rating,
     ReviewAssignment,
+    own_passage_carried_on,
 )
 from factcheck.audit import latest_history_for
 from factcheck.database import containing_words
@@ -41,7 +42,7 @@ from factcheck.roles import (
     sees_every_case,
 )
 from sources.highlighting import cached_marked_part
-from sources.models import Quotation, Reanchoring, SourceVersion
+from sources.models import Quotation, SourceVersion
 
 
 class ClaimRow(NamedTuple):
@@ -427,11 +428,7 @@ def _claim_shown(reach, *, user_id, **lookup):
             is_retracted=Exists(
                 Correction.objects.published_retractions().filter(claim=OuterRef("pk"))
             ),
-            # Its own passage left the piece: a flag that clearing does not deal with
-            # (claims.services.claim_flags_clear).
-            passage_out_of_date=Exists(
-                Reanchoring.objects.filter(quotation_id=OuterRef("quotation_id"))
-            ),
+            passage_out_of_date=Exists(own_passage_carried_on(OuterRef("quotation_id"))),
         )
     )
 

@@ -6,12 +6,20 @@ from django.db.models import F
 from django.utils import timezone
 
 from claims import notifications
-from claims.models import Case, Claim, ClaimStatus, Comment, Decision, Evidence, ReviewAssignment
+from claims.models import (
+    Case,
+    Claim,
+    ClaimStatus,
+    Comment,
+    Decision,
+    Evidence,
+    ReviewAssignment,
+    own_passage_carried_on,
+)
 from claims.workflow import Action, and_list, claim_digest, claim_missing, claim_transition
 from factcheck import search
 from factcheck.audit import acting_user, record
 from factcheck.roles import REVIEWER, can_sign_off, is_editor, require_editor
-from sources.models import Reanchoring
 
 
 @transaction.atomic
@@ -214,7 +222,7 @@ def claim_flags_clear(*, claim, editor, reasons):
     """
     require_editor(editor, "clear a claim's review flag")
     _lock_claim(claim)
-    if Reanchoring.objects.filter(quotation_id=claim.quotation_id).exists():
+    if own_passage_carried_on(claim.quotation_id).exists():
         raise ValidationError(
             "This claim's own passage changed or is gone in the current version of the "
             "piece, so its flag stays: confirm a changed passage on the piece's source page; "
