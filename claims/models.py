@@ -240,6 +240,16 @@ class Claim(models.Model):
     def get_public_url(self):
         return reverse("claims:public_claim", args=[self.case.slug, self.pk])
 
+    @property
+    def flag_reasons(self):
+        """Why the claim needs review (``needs_attention``): one reason a line."""
+        return [line for line in self.needs_attention.splitlines() if line]
+
+    def flag_reasons_save(self, reasons):
+        """Make ``reasons`` the claim's flag, one a line, writing that field alone."""
+        self.needs_attention = "\n".join(reasons)
+        Claim.objects.filter(pk=self.pk).update(needs_attention=self.needs_attention)
+
     @cached_property
     def retraction(self):
         """

@@ -105,11 +105,6 @@ def _one_line(reason):
     return " ".join(reason.split())
 
 
-def _set_flags(claim, reasons):
-    claim.needs_attention = "\n".join(reasons)
-    Claim.objects.filter(pk=claim.pk).update(needs_attention=claim.needs_attention)
-
-
 def _locked_flags(claim):
     """
     The reasons ``claim`` needs review, one a line, read afresh under its row
@@ -127,7 +122,7 @@ def _locked_flags(claim):
         )
     except Claim.DoesNotExist:
         return None
-    return [line for line in claim.needs_attention.splitlines() if line]
+    return claim.flag_reasons
 
 
 @transaction.atomic
@@ -136,7 +131,7 @@ def unflag_claim(claim, reason):
     reason = _one_line(reason)
     reasons = _locked_flags(claim)
     if reasons is not None:
-        _set_flags(claim, [line for line in reasons if line != reason])
+        claim.flag_reasons_save([line for line in reasons if line != reason])
 
 
 @transaction.atomic
@@ -145,5 +140,5 @@ def flag_claim(claim, reason):
     reason = _one_line(reason)
     reasons = _locked_flags(claim)
     if reasons is not None and reason not in reasons:
-        _set_flags(claim, [*reasons, reason])
+        claim.flag_reasons_save([*reasons, reason])
     record(actor=None, action="claim.flag", target=claim, changes={"reason": reason})

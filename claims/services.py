@@ -229,13 +229,11 @@ def claim_flags_clear(*, claim, editor, reasons):
             "for one that is gone, withdraw the claim, or make it again from the current text.",
             code="passage_out_of_date",
         )
-    flagged = claim.needs_attention.splitlines()
+    flagged = claim.flag_reasons
     shown = set(reasons)
     cleared = [reason for reason in flagged if reason in shown]
     if cleared:
-        kept = [reason for reason in flagged if reason not in cleared]
-        Claim.objects.filter(pk=claim.pk).update(needs_attention="\n".join(kept))
-        claim.needs_attention = "\n".join(kept)
+        claim.flag_reasons_save([reason for reason in flagged if reason not in shown])
         record(
             actor=editor,
             action="claim.flags_cleared",
