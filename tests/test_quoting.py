@@ -344,6 +344,8 @@ def test_a_flag_about_evidence_that_is_gone_is_cleared_by_an_editor_and_audited(
     assert claim.needs_attention.splitlines() == shown
     page = editor_client.get(claim.get_absolute_url()).text
     assert "Dealt with: clear the flag" in page
+    # Only its evidence changed: its own passage is where the piece shows it.
+    assert "Show it in the piece" in page
 
     response = clear_flag(editor_client, claim, shown)
 
@@ -398,6 +400,7 @@ def test_a_claim_whose_own_passage_is_gone_keeps_its_flag(editor_client):
     page = editor_client.get(claim.get_absolute_url()).text
     assert "Dealt with: clear the flag" not in page
     assert "clearing would not deal with this flag" in page
+    assert "Show it in the piece" not in page
 
     # A page read before the new version still offers it: the service refuses.
     response = clear_flag(editor_client, claim, flagged.splitlines())
