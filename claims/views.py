@@ -722,12 +722,17 @@ def claim_flags_clear_view(request, slug, pk):
             return plain_answer(reason, 403)
         messages.error(request, reason)
         return _partial(request, "claim-fields", _claim_context(request, case, pk), 409)
-    if cleared:
-        messages.success(request, "The review flag is cleared; the history keeps what it said.")
-    else:
+    if not cleared:
         messages.info(request, "Nothing you were shown is flagged any more.")
-    url = reverse("claims:claim_detail", args=[case.slug, claim.pk])
-    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+    # The header (without the flag) and the history are redrawn beside the form,
+    # which holds the message: no reload that would send the focus to the top.
+    return _changed(
+        request,
+        case,
+        claim,
+        "claim-fields",
+        done="The review flag is cleared; the history keeps what it said." if cleared else "",
+    )
 
 
 @require_POST

@@ -74,3 +74,27 @@ def test_a_flag_clear_refused_from_the_keyboard_leaves_the_focus_in_the_redrawn_
         "document.getElementById('claim-fields').contains(document.activeElement)"
     ), page.evaluate("document.activeElement.outerHTML.slice(0, 120)")
     assert Claim.objects.get(pk=claim.pk).needs_attention == "The evidence's words are gone."
+
+
+def test_a_flag_cleared_from_the_keyboard_leaves_the_focus_on_its_message(
+    browser, live_server, desk
+):
+    _editor, _reviewer, case = desk
+    claim = case.claims.first()
+    Claim.objects.filter(pk=claim.pk).update(needs_attention="The evidence's words are gone.")
+    base = live_server.url
+    page = new_page(browser)  # noqa: F405
+    log_in(page, base, "eddie")  # noqa: F405
+    page.goto(f"{base}{claim.get_absolute_url()}")
+
+    page.get_by_role("button", name="Dealt with: clear the flag").focus()
+    page.keyboard.press("Enter")
+
+    message = page.locator("#claim-fields .messages")
+    expect(message).to_contain_text("The review flag is cleared")
+    expect(page.locator("#claim-header")).not_to_contain_text("Needs review")
+    expect(page.locator("#history")).to_contain_text("cleared its review flag")
+    assert page.evaluate(
+        "document.getElementById('claim-fields').contains(document.activeElement)"
+    ), page.evaluate("document.activeElement.outerHTML.slice(0, 120)")
+    assert Claim.objects.get(pk=claim.pk).needs_attention == ""
