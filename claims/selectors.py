@@ -42,7 +42,7 @@ from factcheck.roles import (
     sees_every_case,
 )
 from sources.highlighting import cached_marked_part
-from sources.models import Quotation, SourceVersion
+from sources.models import Quotation, Reanchoring, SourceVersion
 
 
 class ClaimRow(NamedTuple):
@@ -509,15 +509,29 @@ def claim_history(claim):
 
 
 def quotations_for_evidence(case, query, limit=20):
-    """Quotations of the case's other sources whose words contain ``query``."""
+    """
+    ``(quotations, more)``: up to ``limit`` quotations whose words contain
+    ``query``, of any source but the piece under check, and whether more match.
+    The sources that ``case`` already cites (evidence of any of its claims) come
+    first, marked ``cited_in_case``; then the rest, each by source title and
+    place. A quotation carried on to a newer version of its source (or gone from
+    it) is left out: its current form, if any, is listed instead.
+    """
+    cited = Evidence.objects.filter(
+        claim__case=case, quotation__version__source_id=OuterRef("version__source_id")
+    )
     quotations = (
         containing_words(
             Quotation.objects.exclude(version__source=case.source_under_check_id), "exact", query
         )
+        .exclude(Exists(Reanchoring.objects.filter(quotation_id=OuterRef("pk"))))
+        .annotate(cited_in_case=Exists(cited))
         .select_related("version__source")
-        .order_by("version__source__title", "start")
+        .defer("version__extracted_text")
+        .order_by("-cited_in_case", "version__source__title", "version__source_id", "start", "id")
     )
-    return list(quotations[:limit])
+    found = list(quotations[: limit + 1])
+    return found[:limit], len(found) > limit
 
 
 def case_filter_choices(case, *, reviewers=True):

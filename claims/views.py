@@ -644,10 +644,8 @@ def quotation_search_view(request, slug, pk):
 def _quotation_search(case, query):
     """The evidence picker's search box and its results, for the words ``query``."""
     query = query.strip()
-    return {
-        "query": query,
-        "results": quotations_for_evidence(case, query) if len(query) >= 2 else [],
-    }
+    results, more = quotations_for_evidence(case, query) if len(query) >= 2 else ([], False)
+    return {"query": query, "results": results, "more_results": more}
 
 
 @require_POST

@@ -24,6 +24,7 @@ from claims.services import (
 from claims.views import REVIEWS_PER_PAGE
 from claims.workflow import Action, claim_digest, claim_transition
 from factcheck.database import _words_apart
+from sources.services import source_version_create_from_text
 from tests.factories import (
     CaseFactory,
     ClaimFactory,
@@ -290,6 +291,67 @@ def test_the_evidence_picker_finds_quotations_of_the_cases_other_sources(editor_
 
     assert "9.0 seconds after" in response.text
     assert claim.quotation.exact not in response.text
+
+
+def picked_titles(response):
+    """The source titles of the evidence picker's results, in order."""
+    return [
+        label.text_content().split("— ")[1].split(", version")[0]
+        for label in lxml.html.fromstring(response.text).find_class("quotation-option")
+    ]
+
+
+def test_the_evidence_picker_lists_the_sources_the_case_already_cites_first(editor_client, claim):
+    text = "The compiler took 467 seconds."
+    QuotationFactory(
+        version__source__title="A source no claim cites", version__text=text, exact=text
+    )
+    cited = QuotationFactory(
+        version__source__title="Zulu: cited by another claim", version__text=text, exact=text
+    )
+    EvidenceFactory(claim=ClaimFactory(case=claim.case, quotation=claim.quotation), quotation=cited)
+    elsewhere = QuotationFactory(
+        version__source__title="B: cited in another case", version__text=text, exact=text
+    )
+    EvidenceFactory(quotation=elsewhere)
+
+    response = editor_client.get(url("quotation_search", claim), {"q": "467 sec"}, headers=HTMX)
+
+    assert picked_titles(response) == [
+        "Zulu: cited by another claim",
+        "A source no claim cites",
+        "B: cited in another case",
+    ]
+    assert response.text.count("cited in this case") == 1
+
+
+def test_the_evidence_picker_lists_a_carried_on_quotation_once_in_its_newer_version(
+    editor_client, claim
+):
+    first = QuotationFactory(version__text="Intro. It took 467 seconds.", exact="467 seconds")
+    source_version_create_from_text(
+        source=first.version.source, text="New intro. It took 467 seconds.", actor=None
+    )
+    gone = QuotationFactory(version__text="It took 467 seconds, once.", exact="467 seconds")
+    source_version_create_from_text(source=gone.version.source, text="Rewritten.", actor=None)
+
+    response = editor_client.get(url("quotation_search", claim), {"q": "467 sec"}, headers=HTMX)
+
+    assert response.text.count('name="quotation"') == 1
+    assert "version 2" in response.text
+
+
+@pytest.mark.parametrize(("matching", "more"), [(20, False), (21, True)])
+def test_the_evidence_picker_says_when_more_quotations_match_than_it_lists(
+    editor_client, claim, matching, more
+):
+    for _ in range(matching):
+        QuotationFactory(version__text="It took 467 seconds.", exact="467 seconds")
+
+    response = editor_client.get(url("quotation_search", claim), {"q": "467 sec"}, headers=HTMX)
+
+    assert response.text.count('name="quotation"') == 20
+    assert ("there are more, so add words to narrow them" in response.text) is more
 
 
 @pytest.mark.parametrize(
