@@ -393,8 +393,12 @@ def signoffs_revalidate(*, claim, reason, actor=None, force=False):
     Void every approval whose digest is not the claim's current content (or
     every approval, with ``force``, when something outside the digest changed,
     such as a quoted passage that disappeared). An approved claim goes back to
-    review; each reviewer whose sign-off was voided is told.
+    review; each reviewer whose sign-off was voided is told. A published or
+    withdrawn claim keeps its sign-offs: they are the record of what was
+    published (a change to its sources flags it, and a correction answers it).
     """
+    if claim.status in READ_ONLY_STATES:
+        return []
     digest = claim_digest(claim)
     approvals = claim.assignments.filter(decision=Decision.APPROVED).select_related("reviewer")
     voided = [a for a in approvals if force or a.signed_digest != digest]
@@ -422,6 +426,7 @@ def claims_signoffs_revalidate(*, claims, actor, reason):
     value, a quoted source's title): they lose the approvals given before and
     go back to review. Published and withdrawn claims keep theirs.
     """
+    # Leaving them out here as well spares reading them.
     for claim in claims.exclude(status__in=READ_ONLY_STATES).distinct():
         signoffs_revalidate(claim=claim, reason=reason, actor=actor)
 

@@ -543,6 +543,36 @@ def test_any_change_voids_the_sign_off_and_puts_the_claim_back_in_review(
     assert "Please review it again under My reviews." in voided[0].body
 
 
+@pytest.mark.parametrize(
+    "change",
+    [
+        new_version_of_an_evidence_source,
+        orphan_the_evidence,
+        rename_an_evidence_source_in_the_admin,
+    ],
+)
+def test_a_published_claim_keeps_its_sign_offs_when_its_sources_change(
+    ready_claim, editor, change, mailoutbox
+):
+    claim = approved_claim(ready_claim, editor)
+    claim_transition(claim=claim, action=Action.PUBLISH, actor=editor)
+    claim.refresh_from_db()
+    signed = claim.assignments.get().signed_digest
+    mailoutbox.clear()
+
+    change(claim, editor)
+
+    claim.refresh_from_db()
+    assignment = claim.assignments.get()
+    assert claim.status == ClaimStatus.PUBLISHED
+    assert (assignment.decision, assignment.signed_digest) == (Decision.APPROVED, signed)
+    assert not AuditEvent.objects.filter(action="assignment.voided").exists()
+    assert not [message for message in mailoutbox if "no longer holds" in message.subject]
+    if change is orphan_the_evidence:
+        # Its page tells the editors, who answer with a correction.
+        assert "no longer in version 2" in claim.needs_attention
+
+
 def test_a_voided_sign_off_on_a_claim_sent_back_for_changes_says_it_is_not_in_review_yet(
     ready_claim, editor, mailoutbox
 ):
