@@ -52,7 +52,9 @@ WORD = re.compile(r"\w+", re.UNICODE)
 #: match wherever a "4" and a "2" appear. FTS5 reads it as a phrase (its digit
 #: groups next to each other, whatever stands between them: "4.2", "4 2");
 #: PostgreSQL's parser keeps a decimal whole, while it still splits "2,000".
-TERM = re.compile(r"\d+(?:[.,]\d+)+|\w+", re.UNICODE)
+#: A unit written onto it ("2.6x", "1,111x") stays with it, as the index reads
+#: the text: FTS5 indexes "2.6x" as "2" and "6x" (PostgreSQL as "2.6" and "x").
+TERM = re.compile(r"\d+(?:[.,]\d+)+\w*|\w+", re.UNICODE)
 MAX_EXPECTED_PAGE = 10_000
 
 

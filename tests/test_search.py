@@ -165,6 +165,17 @@ def test_a_decimal_in_the_query_is_marked_and_linked_where_it_stands():
     assert hit.url == f"{version.source.get_absolute_url()}?at={at}#at-{at}-{at + 3}"
 
 
+@pytest.mark.parametrize("query", ["2.6x", "2.6x headline", "1,111x"])
+def test_a_figure_with_its_unit_written_on_is_found_as_the_text_writes_it(query):
+    SourceVersionFactory(text="A 2.6 percent rise, 6x faster, 111 times.")
+    wanted = SourceVersionFactory(text="The 2.6x headline; 1,111x the tokens.")
+
+    hits = search(query)[0:10]
+
+    assert [hit.object_id for hit in hits] == [wanted.source_id]
+    assert "<mark>" in hits[0].snippet
+
+
 def test_a_number_with_a_thousands_separator_is_one_term_on_sqlite():
     if connection.vendor != "sqlite":
         pytest.skip("FTS5 reads a quoted term as a phrase; PostgreSQL's parser splits 2,000")
