@@ -94,6 +94,18 @@ class ClaimCreateForm(forms.Form):
     )
     claimant = forms.CharField(required=False, max_length=300)
 
+    SELECTION_FIELDS = ("start", "end", "selected_text")
+
+    def forget_selection(self):
+        """
+        Show the form again without the selection it was sent with (which the
+        page no longer shows, or never did), keeping what was typed: the
+        person selects the passage again before sending.
+        """
+        self.data = self.data.copy()
+        for name in self.SELECTION_FIELDS:
+            self.data.pop(name, None)
+
     @classmethod
     def for_passage(cls, version, query):
         """

@@ -220,13 +220,17 @@ def claim_create_view(request, slug):
     if form.is_valid() and version is not None:
         try:
             with transaction.atomic():
-                quotation, _created = quotation_create_from_selection(
-                    version=version,
-                    start=form.cleaned_data["start"],
-                    end=form.cleaned_data["end"],
-                    selected_text=form.cleaned_data["selected_text"],
-                    actor=request.user,
-                )
+                try:
+                    quotation, _created = quotation_create_from_selection(
+                        version=version,
+                        start=form.cleaned_data["start"],
+                        end=form.cleaned_data["end"],
+                        selected_text=form.cleaned_data["selected_text"],
+                        actor=request.user,
+                    )
+                except ValidationError:
+                    form.forget_selection()
+                    raise
                 claim = claim_create(
                     case=case,
                     quotation=quotation,

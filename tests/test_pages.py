@@ -339,7 +339,26 @@ def test_a_claim_from_a_mismatched_selection_is_refused_and_keeps_the_statement(
     assert response.status_code == 422
     assert "does not match the stored text" in response.text
     assert "Kept words." in response.text
+    assert "Nothing selected." in response.text
     assert Claim.objects.count() == count
+
+
+def test_a_claim_with_a_blank_statement_is_refused_and_keeps_the_selection(
+    editor_client, first_case
+):
+    version = first_case.source_under_check.latest_version
+    sentence = "Together also says the system serves trillions of tokens a day"
+    start, end = find_span(version.extracted_text, sentence)
+
+    response = editor_client.post(
+        reverse("claims:claim_create", args=[first_case.slug]),
+        {"start": start, "end": end, "selected_text": sentence, "statement": "  "},
+    )
+
+    assert response.status_code == 422
+    assert "please correct what is marked below" in response.text
+    assert f"“{sentence}”" in response.text
+    assert f'name="start" value="{start}"' in response.text
 
 
 def test_a_withdrawn_claim_stays_in_the_list_but_is_no_longer_marked_in_the_article(
@@ -385,6 +404,15 @@ def test_a_claim_made_from_a_page_showing_a_replaced_version_says_so_and_keeps_t
     assert "Version 1 was replaced by version 2 after this page was opened" in response.text
     assert "Kept words." in response.text
     assert not case.claims.exists()
+    # The old selection is not offered again: it is of words the page no longer shows.
+    form = lxml.html.fromstring(response.text).get_element_by_id("claim-create")
+    assert form.find_class("form-errors")[0].get("autofocus") is not None
+    assert [form.xpath(f'.//input[@name="{name}"]/@value') for name in ("start", "end")] == [
+        [""],
+        [""],
+    ]
+    assert "Nothing selected." in response.text
+    assert form.xpath(".//button[@data-quote-button]/@disabled") == ["disabled"]
     # The page now shows version 2, and a selection made in it is quoted from it.
     assert 'name="version" value="2"' in response.text
     again = make_claim(9, 23, version=2)
