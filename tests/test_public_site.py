@@ -233,6 +233,20 @@ def test_the_log_shows_the_head_filters_and_permalinks(client, published_claim):
     assert "No corrections published that match these filters" in filtered.text
 
 
+def test_each_log_entry_names_and_links_the_claim_and_fact_check_it_corrects(
+    client, published_claim
+):
+    PublishedCorrectionFactory(case=published_claim.case, claim=published_claim)
+
+    page = client.get(reverse("claims:corrections_log")).text
+
+    assert (
+        f'On the claim <a href="{published_claim.get_public_url()}">'
+        f"“{published_claim.statement}”</a>"
+    ) in page
+    assert f'<a href="{reverse("claims:public_case", args=[published_claim.case.slug])}">' in page
+
+
 def test_an_empty_log_has_an_empty_state_and_links_to_the_policy(client, first_case):
     response = client.get(reverse("claims:corrections_log"))
 
