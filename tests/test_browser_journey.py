@@ -604,6 +604,19 @@ def test_an_oversized_upload_shows_its_error_in_the_page(browser, live_server, d
     assert page.input_value("#id_title") == "Too big"
     assert not Source.objects.filter(title="Too big").exists()
 
+    # The refusal was of that file: choosing another takes it away.
+    file_input = page.locator("input[type=file]")
+    expect(file_input).to_have_attribute("aria-invalid", "true")
+    page.set_input_files(
+        "input[type=file]",
+        files=[{"name": "small.txt", "mimeType": "text/plain", "buffer": b"Small enough."}],
+    )
+    expect(page.locator("[data-dropzone-chosen]")).to_contain_text("Chosen: small.txt")
+    expect(page.locator(".dropzone")).not_to_contain_text("over the limit")
+    expect(page.locator(".dropzone")).not_to_have_class(re.compile("field--error"))
+    expect(file_input).not_to_have_attribute("aria-invalid", "true")
+    expect(file_input).to_have_accessible_description(re.compile(r"^(?!.*over the limit)"))
+
 
 def test_a_file_over_the_limit_is_refused_by_the_browser_before_it_is_sent(
     browser, live_server, desk, settings

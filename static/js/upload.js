@@ -34,7 +34,14 @@
   document.addEventListener("change", function (event) {
     const input = event.target;
     if (!input.matches("[data-dropzone] input[type=file]")) return;
-    const chosen = input.closest("[data-dropzone]").querySelector("[data-dropzone-chosen]");
+    const zone = input.closest("[data-dropzone]");
+    const chosen = zone.querySelector("[data-dropzone-chosen]");
+    // What the server said was of the file sent before, not of this one.
+    const earlier = Array.from(zone.querySelectorAll("[data-file-refusal]"));
+    if (input.files.length && earlier.length) {
+      earlier.forEach(function (refusal) { refusal.remove(); });
+      zone.classList.remove("field--error");
+    }
     const refused = input.files.length ? tooLarge(input, input.files[0]) : "";
     // The browser then refuses to send the form, and says why at the field.
     input.setCustomValidity(refused);
@@ -43,12 +50,12 @@
     // Assistive technology hears the reason with the field, and that it is invalid.
     if (!chosen.id) chosen.id = input.id + "_chosen";
     const described = (input.getAttribute("aria-describedby") || "").split(" ").filter(function (id) {
-      return id && id !== chosen.id;
+      return id && id !== chosen.id && document.getElementById(id);
     });
     if (refused) {
       described.push(chosen.id);
       input.setAttribute("aria-invalid", "true");
-    } else if (!input.closest(".field--error")) {
+    } else if (!zone.classList.contains("field--error")) {
       input.removeAttribute("aria-invalid");
     }
     input.setAttribute("aria-describedby", described.join(" "));
