@@ -5,6 +5,7 @@ from playwright.sync_api import expect
 
 from claims.models import Claim, ClaimStatus, Correction
 from tests.browser import *  # noqa: F403  (the fixtures and helpers)
+from tests.factories import QuotationFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -98,3 +99,28 @@ def test_a_flag_cleared_from_the_keyboard_leaves_the_focus_on_its_message(
         "document.getElementById('claim-fields').contains(document.activeElement)"
     ), page.evaluate("document.activeElement.outerHTML.slice(0, 120)")
     assert Claim.objects.get(pk=claim.pk).needs_attention == ""
+
+
+def test_enter_in_the_evidence_search_lists_the_matches_and_attaches_nothing(
+    browser, live_server, desk
+):
+    _editor, _reviewer, case = desk
+    claim = case.claims.first()
+    QuotationFactory(version__text="The step took 9.0 seconds after.", exact="9.0 seconds after")
+    evidence = claim.evidence.count()
+    page = new_page(browser)  # noqa: F405
+    log_in(page, live_server.url, "eddie")  # noqa: F405
+    page.goto(f"{live_server.url}{claim.get_absolute_url()}")
+    sent = []
+    page.on(
+        "request", lambda request: sent.append(request.url) if request.method == "POST" else None
+    )
+
+    page.locator("#quotation-search").press_sequentially("9.0 sec")
+    page.keyboard.press("Enter")
+
+    expect(page.locator("#quotation-results")).to_contain_text("9.0 seconds after")
+    expect(page.locator("#evidence")).not_to_contain_text("Pick a quotation")
+    assert page.evaluate("document.activeElement.id") == "quotation-search"
+    assert sent == []
+    assert claim.evidence.count() == evidence
