@@ -141,10 +141,11 @@ class PassageFinderForm(forms.Form):
     """Words to find in the piece under check."""
 
     passage = forms.CharField(
-        label="Find a sentence by its words",
+        label="Find a passage by its words",
         max_length=2000,
         strip=False,
-        help_text="Type or paste words of the piece exactly; pick the match to make a claim of it.",
+        help_text="Type or paste the words the claim quotes, from the start of a word, capitals "
+        "aside; the claim is made of the match you pick, those words exactly.",
         widget=forms.TextInput(attrs={"type": "search", "autocomplete": "off"}),
     )
 

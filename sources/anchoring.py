@@ -133,13 +133,23 @@ def find_occurrences(text: str, exact: str) -> list[int]:
     return found
 
 
-def find_words(text: str, words: str, limit: int | None = None) -> list[tuple[int, int]]:
+def find_words(
+    text: str,
+    words: str,
+    limit: int | None = None,
+    *,
+    ignore_case: bool = False,
+    from_word_start: bool = False,
+) -> list[tuple[int, int]]:
     """
     Every ``(start, end)`` of ``words`` in ``text``, white space between them
     matching any white space: what a person types matches a line that the text
     breaks where a PDF's page did ("four frontier" finds "four\nfrontier").
     Non-overlapping, in order, the first ``limit`` of them; the text's own
-    characters lie between the offsets.
+    characters lie between the offsets. With ``ignore_case``, capitals aside
+    (each character lowered on its own, ``_lower_each``); with
+    ``from_word_start``, words typed from a letter or digit match only from the
+    start of a word of the text ("a" is not the "a" in "data").
     """
     tokens = words.split()
     if not tokens:
@@ -148,9 +158,15 @@ def find_words(text: str, words: str, limit: int | None = None) -> list[tuple[in
     # pattern of the words would backtrack at each start in repetitive text.
     collapsed, run_at, shift_before = _collapsed(text)
     wanted = " ".join(tokens)
+    if ignore_case:
+        collapsed, wanted = _lowered(collapsed), _lower_each(wanted)
+    mid_word = from_word_start and wanted[0].isalnum()
     found = []
     position = collapsed.find(wanted)
     while position != -1 and (limit is None or len(found) < limit):
+        if mid_word and position and collapsed[position - 1].isalnum():
+            position = collapsed.find(wanted, position + 1)
+            continue
         end = position + len(wanted)
         found.append(
             (
@@ -160,6 +176,26 @@ def find_words(text: str, words: str, limit: int | None = None) -> list[tuple[in
         )
         position = collapsed.find(wanted, end)
     return found
+
+
+@lru_cache(maxsize=2)
+def _lowered(collapsed: str) -> str:
+    """``_lower_each(collapsed)``, kept as ``_collapsed`` is, for the last two texts."""
+    return _lower_each(collapsed)
+
+
+def _lower_each(text: str) -> str:
+    """
+    ``text`` with each character lowered on its own where that gives one
+    character, so that its offsets are the text's ("İ", which lowers to two,
+    stays as it is).
+    """
+    table = {}
+    for char in set(text):
+        lowered = char.lower()
+        if lowered != char and len(lowered) == 1:
+            table[ord(char)] = lowered
+    return text.translate(table)
 
 
 _WHITE_SPACE = re.compile(r"\s+")

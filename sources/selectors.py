@@ -126,9 +126,10 @@ def source_reader(source, *, at=0):
 def passage_occurrences(version, passage, *, limit=50):
     """
     Where `passage` occurs word for word in a ready version's text (the white
-    space between words may be any, ``anchoring.find_words``): offsets, the
-    text's own words there, a little context either side, and the page for
-    PDFs. The keyboard's way to pick a passage, where a mouse would select it.
+    space between words may be any, capitals aside, from the start of a word:
+    ``anchoring.find_words``): offsets, the text's own words there, a little
+    context either side, and the page for PDFs. The keyboard's way to pick a
+    passage, where a mouse would select it.
     """
     text = version.extracted_text
     return [
@@ -140,7 +141,9 @@ def passage_occurrences(version, passage, *, limit=50):
             "after": text[end : end + PASSAGE_CONTEXT_CHARS],
             "page": version.page_at(start),
         }
-        for start, end in anchoring.find_words(text, passage, limit)
+        for start, end in anchoring.find_words(
+            text, passage, limit, ignore_case=True, from_word_start=True
+        )
     ]
 
 

@@ -480,6 +480,33 @@ def test_find_words_finds_what_a_pattern_of_the_words_finds(text, words):
     assert find_words(text, words) == expected
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.text(alphabet="abAB \n\t", max_size=60),
+    words=st.text(alphabet="aAb \n", max_size=8),
+)
+def test_find_words_as_a_person_types_them_finds_what_a_pattern_of_them_finds(text, words):
+    # Capitals aside, and from the start of a word of the text.
+    tokens = words.split()
+    pattern = re.compile(
+        r"(?<![a-zA-Z])" + r"\s+".join(re.escape(token) for token in tokens), re.IGNORECASE
+    )
+    expected = [match.span() for match in pattern.finditer(text)] if tokens else []
+
+    assert find_words(text, words, ignore_case=True, from_word_start=True) == expected
+
+
+def test_words_found_capitals_aside_keep_the_texts_own_offsets():
+    text = "Straße STRASSE İstanbul, then Nobody needs to invent it."
+
+    (found,) = find_words(text, "nobody NEEDS", ignore_case=True)
+
+    # "İ" lowers to two characters: it stays as it is, and the offsets after it hold.
+    assert text[found[0] : found[1]] == "Nobody needs"
+    assert [text[s:e] for s, e in find_words(text, "strasse", ignore_case=True)] == ["STRASSE"]
+    assert find_words("Data, a theory", "a", from_word_start=True) == [(6, 7)]
+
+
 def test_a_closest_passage_never_widens_beyond_the_distance_allowed():
     text = "Before. The internationalisation programme began. After."
 

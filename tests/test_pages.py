@@ -500,6 +500,31 @@ def find_in_the_article(client, case, words):
     )
 
 
+def test_the_passage_finder_finds_words_capitals_aside_and_quotes_the_pieces_own(
+    editor_client, first_case
+):
+    version = first_case.source_under_check.latest_version
+    words = "Together also says"
+    start, _end = find_span(version.extracted_text, words)
+
+    response = find_in_the_article(editor_client, first_case, "together ALSO says")
+
+    assert f'name="start" value="{start}"' in response.text
+    assert f"<mark>{words}</mark>" in response.text
+
+
+def test_the_passage_finder_matches_from_the_start_of_a_word(editor_client):
+    case = CaseFactory()
+    source_version_create_from_text(
+        source=case.source_under_check, text="The data say: a tenth.", actor=None
+    )
+
+    response = find_in_the_article(editor_client, case, "a")
+
+    assert response.text.count("<mark>a</mark>") == 1
+    assert 'name="start" value="14"' in response.text
+
+
 def test_the_passage_finder_says_when_it_shows_only_the_first_matches(editor_client, first_case):
     response = find_in_the_article(editor_client, first_case, "the")
 
