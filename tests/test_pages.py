@@ -611,6 +611,9 @@ def test_a_case_with_a_taken_slug_is_refused_next_to_the_field(editor_client, fi
 
     assert response.status_code == 422
     assert "already exists" in response.text
+    summary = lxml.html.fromstring(response.text).find_class("form-errors")[0]
+    assert summary.get("autofocus") is not None
+    assert "Please correct the fields marked below" in summary.text_content()
 
 
 @pytest.mark.parametrize(
