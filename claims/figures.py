@@ -38,9 +38,11 @@ Units, normalised:
 * Counts: a number followed by a noun is a count with unit ``"count:<noun>"``, the
   noun lower-cased and singularised, so "two nodes", "2 nodes" and "1 node" share
   ``"count:node"``. The noun is the head of the noun phrase, found as the first
-  plural-looking (or known) word among the next three words, stopping at function
-  words: "five hardware platforms" is ``count:platform``. A compound adjective
-  counts its own noun: "70,000-token input sequence lengths" is ``count:token``.
+  plural-looking (or, after a one, known) word among the next three words, stopping
+  at function words and at a known noun in the singular after any other number
+  ("the 3.7 result" names a figure): "five hardware platforms" is
+  ``count:platform``. A compound adjective counts its own noun: "70,000-token input
+  sequence lengths" is ``count:token``.
 * A number in digits with no recognisable unit is a bare number, unit ``""``.
   A spelled-out number needs a unit or a noun ("one" is far more often a pronoun).
 
@@ -482,7 +484,7 @@ def _digit_candidate(view: str, match: re.Match[str]) -> _Candidate | None:
         if scale:
             value *= _SCALES[scale.group("scale").lower()]
             end = scale.end()
-        found = _unit_after(view, end, spelled=False)
+        found = _unit_after(view, end, spelled=False, one=value == 1)
     unit, unit_end = found if found else (None, end)
     if _is_name_number(view, start) and not _is_measurement(unit):
         return None
@@ -504,7 +506,7 @@ def _spelled_candidate(view: str, match: re.Match[str]) -> _Candidate:
     if scale:
         number *= _SCALES[scale.group("scale").lower()]
         end = scale.end()
-    found = _unit_after(view, end, spelled=True)
+    found = _unit_after(view, end, spelled=True, one=number == 1)
     unit, unit_end = found if found else (None, end)
     return _Candidate(number, unit, match.start(), unit_end, spelled=True)
 
@@ -513,7 +515,9 @@ def _is_measurement(unit: str | None) -> bool:
     return unit is not None and (unit in _MEASUREMENT_UNITS or "/" in unit)
 
 
-def _unit_after(view: str, end: int, *, spelled: bool) -> tuple[str, int] | None:
+def _unit_after(
+    view: str, end: int, *, spelled: bool, one: bool = False
+) -> tuple[str, int] | None:
     for unit, pattern in _UNIT_PATTERNS:
         match = pattern.match(view, end)
         if not match:
@@ -531,10 +535,15 @@ def _unit_after(view: str, end: int, *, spelled: bool) -> tuple[str, int] | None
         if spelled and lemma not in _KNOWN_NOUNS:
             return None
         return _count_or_rate(view, lemma, compound.end())
-    return _count_noun(view, end)
+    return _count_noun(view, end, one=one)
 
 
-def _count_noun(view: str, end: int) -> tuple[str, int] | None:
+def _count_noun(view: str, end: int, *, one: bool) -> tuple[str, int] | None:
+    """
+    The count's noun after a number that ends at ``end``, if any. A noun in the
+    singular counts only after ``one`` (the number is 1): "the 3.7 result" is
+    a figure named by a noun, not 3.7 results.
+    """
     position = end
     for _ in range(3):
         match = _WORD.match(view, position)
@@ -547,8 +556,10 @@ def _count_noun(view: str, end: int) -> tuple[str, int] | None:
         if _ACRONYM_PLURAL.fullmatch(word):
             # "GPUs" would read as ending in "-us" like "various".
             return _count_or_rate(view, lower[:-1], match.end())
-        if _looks_plural(lower) or lower in _KNOWN_NOUNS:
+        if _looks_plural(lower):
             return _count_or_rate(view, _singular(lower), match.end())
+        if lower in _KNOWN_NOUNS:
+            return _count_or_rate(view, lower, match.end()) if one else None
         position = match.end()
     return None
 

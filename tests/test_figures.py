@@ -228,6 +228,15 @@ def test_a_digit_number_without_a_noun_is_bare():
     assert keys("50 for weight loading") == [("", Decimal(50))]
     assert keys("The 2.6 itself needs its conditions") == [("", Decimal("2.6"))]
     assert keys("at batch size 1 is memory-bound") == [("", Decimal(1))]
+    # A noun in the singular names the figure: it counts only after a one.
+    assert keys("Whether the 3.7 result explains it") == [("", Decimal("3.7"))]
+    assert keys("the 2 model comparison") == [("", Decimal(2))]
+
+
+def test_a_figure_named_by_a_singular_noun_is_supported_by_the_same_value():
+    statement = "Whether the 3.7 result explains the gain is unclear."
+
+    assert missing_figures(statement, ["up to 3.7× higher throughput"]) == []
 
 
 def test_a_bare_evidence_number_does_not_support_a_figure_with_a_unit():
