@@ -515,9 +515,7 @@ def _is_measurement(unit: str | None) -> bool:
     return unit is not None and (unit in _MEASUREMENT_UNITS or "/" in unit)
 
 
-def _unit_after(
-    view: str, end: int, *, spelled: bool, one: bool = False
-) -> tuple[str, int] | None:
+def _unit_after(view: str, end: int, *, spelled: bool, one: bool = False) -> tuple[str, int] | None:
     for unit, pattern in _UNIT_PATTERNS:
         match = pattern.match(view, end)
         if not match:
