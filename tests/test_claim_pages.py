@@ -715,6 +715,32 @@ def in_review_with_two_reviewers(claim, editor):
     return first, second, claim_digest(Claim.objects.get(pk=claim.pk))
 
 
+def test_the_history_tells_a_reviewers_request_from_the_claims_return_by_full_name(
+    editor_client, editor, claim
+):
+    first, _second, digest = in_review_with_two_reviewers(claim, editor)
+    first.first_name, first.last_name = "Rita", "Levi"
+    first.save()
+    review_decide(
+        assignment=claim.assignments.get(reviewer=first),
+        reviewer=first,
+        decision=Decision.CHANGES_REQUESTED,
+        comment="Cite the table.",
+        digest_seen=digest,
+    )
+
+    history = lxml.html.fromstring(editor_client.get(claim.get_absolute_url()).text)
+    lines = [
+        (item.find("strong").text, item.find("strong").tail.strip())
+        for item in history.get_element_by_id("history").iter("li")
+    ]
+
+    assert lines[:2] == [
+        ("Rita Levi", "asked for changes"),
+        ("Rita Levi", "sent it back for changes"),
+    ]
+
+
 def test_an_assigned_reviewer_decides_on_the_review_page_not_with_the_claim_pages_buttons(
     client, editor, claim
 ):

@@ -45,7 +45,8 @@ ACTIONS_SAID = {
     "claim.create": "made the claim",
     "claim.update": "edited the claim",
     "claim.submit": "sent it to review",
-    "claim.request_changes": "requested changes",
+    # Beside the reviewer's own "asked for changes": what became of the claim.
+    "claim.request_changes": "sent it back for changes",
     "claim.approve": "approved it (every reviewer had signed off)",
     "claim.reopen": "put it back in review",
     "claim.publish": "published it",
