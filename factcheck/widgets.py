@@ -20,8 +20,11 @@ class LongModelChoiceIterator(forms.models.ModelChoiceIterator):
     def __iter__(self):
         if self.field.empty_label is not None:
             yield ("", self.field.empty_label)
-        for instance in self.queryset.all():
+        for instance in self.field.rows():
             yield self.choice(instance)
+
+    def __len__(self):
+        return len(self.field.rows()) + (self.field.empty_label is not None)
 
 
 class LongSelect(forms.Select):
@@ -96,6 +99,17 @@ class LongModelChoiceField(forms.ModelChoiceField):
 
     iterator = LongModelChoiceIterator
     widget = LongSelect
+
+    def rows(self):
+        """
+        The queryset's rows, read once while it stays the same: a form (which
+        has its own copy of the field) that asks whether there is any choice
+        and then lists them reads them once.
+        """
+        remembered = getattr(self, "_rows", None)
+        if remembered is None or remembered[0] is not self.queryset:
+            remembered = self._rows = (self.queryset, list(self.queryset.all()))
+        return remembered[1]
 
 
 def _attributes(attrs):

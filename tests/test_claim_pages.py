@@ -5,6 +5,7 @@ import re
 
 import lxml.html
 import pytest
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
 from django.contrib.contenttypes.models import ContentType
 from django.db import connection
@@ -713,6 +714,22 @@ def in_review_with_two_reviewers(claim, editor):
     reviewer_assign(claim=claim, reviewer=second, editor=editor)
     claim_submit_for_review(claim=claim, editor=editor)
     return first, second, claim_digest(Claim.objects.get(pk=claim.pk))
+
+
+def test_with_every_reviewer_assigned_the_page_says_so_instead_of_an_empty_choice(
+    editor_client, editor, claim
+):
+    ReviewerFactory(username="last-one")
+    page = editor_client.get(claim.get_absolute_url()).text
+    assert '<option value="" selected>' in page
+    assert "No reviewer is left to assign" not in page
+
+    for reviewer in get_user_model().objects.filter(groups__name="Reviewer"):
+        reviewer_assign(claim=claim, reviewer=reviewer, editor=editor)
+    page = editor_client.get(claim.get_absolute_url()).text
+
+    assert "No reviewer is left to assign" in page
+    assert reverse("claims:reviewer_assign", args=[claim.case.slug, claim.pk]) not in page
 
 
 def test_the_history_tells_a_reviewers_request_from_the_claims_return_by_full_name(
