@@ -4,19 +4,28 @@ from django.urls import get_script_prefix, reverse
 
 from factcheck.roles import role_names
 
+#: ``(label, URL name, names of other pages of its section)``.
 NAVIGATION = [
-    ("Cases", "claims:case_list"),
-    ("Sources", "sources:source_list"),
-    ("My reviews", "claims:my_reviews"),
-    ("Corrections", "claims:corrections_log"),
-    ("Search", "search"),
+    ("Cases", "claims:case_list", ()),
+    ("Sources", "sources:source_list", ()),
+    ("My reviews", "claims:my_reviews", ()),
+    # The desk's side of corrections is reached from the log, and belongs with it.
+    ("Corrections", "claims:corrections_log", ("claims:corrections_desk", "claims:reports_inbox")),
+    ("Search", "search", ()),
 ]
 
 
 @functools.lru_cache(maxsize=16)
 def _navigation_urls(script_prefix):
-    """``[(label, URL name, URL)]`` under ``script_prefix``: reversed once, not on each page."""
-    return [(label, url_name, reverse(url_name)) for label, url_name in NAVIGATION]
+    """
+    ``[(label, URL name, URL, URLs its section starts with)]`` under
+    ``script_prefix``: reversed once, not on each page.
+    """
+    return [
+        (label, url_name, url, (url, *(reverse(name) for name in section)))
+        for label, url_name, section in NAVIGATION
+        for url in [reverse(url_name)]
+    ]
 
 
 def open_reviews_of(request):
@@ -34,8 +43,8 @@ def open_reviews_of(request):
 def navigation(request):
     """The main navigation, with the current section marked, and the user's roles."""
     items = []
-    for label, url_name, url in _navigation_urls(get_script_prefix()):
-        item = {"label": label, "url": url, "current": request.path.startswith(url)}
+    for label, url_name, url, section in _navigation_urls(get_script_prefix()):
+        item = {"label": label, "url": url, "current": request.path.startswith(section)}
         if url_name == "claims:my_reviews" and request.user.is_authenticated:
             item["count"] = open_reviews_of(request)
         items.append(item)

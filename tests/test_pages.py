@@ -1,3 +1,5 @@
+import re
+
 import lxml.html
 import pytest
 from django.db import connection
@@ -264,6 +266,18 @@ def test_pages_carry_the_navigation_and_vendored_htmx(editor_client, first_case)
         assert f">{label}</a>" in response.text
     assert "/static/vendor/htmx/htmx.min.js" in response.text
     assert 'aria-current="page"' in response.text
+
+
+@pytest.mark.parametrize(
+    "url_name", ["claims:corrections_log", "claims:corrections_desk", "claims:reports_inbox"]
+)
+def test_the_corrections_desk_and_reports_are_marked_as_the_corrections_section(
+    editor_client, url_name
+):
+    page = editor_client.get(reverse(url_name)).text
+
+    current = re.findall(r'<a href="([^"]+)" aria-current="page">', page)
+    assert current == [reverse("claims:corrections_log")]
 
 
 def test_the_claim_list_filters_by_verdict_and_reviewer(editor_client, first_case):
