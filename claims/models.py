@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxLengthValidator
-from django.db import models
+from django.db import models, router, transaction
 from django.db.models.functions import Length
 from django.db.models.lookups import Exact
 from django.urls import reverse
@@ -86,6 +86,9 @@ class Case(models.Model):
         related_name="led_cases",
     )
     status = models.CharField(max_length=20, choices=Status, default=Status.OPEN)
+    #: The number its latest claim was given (``Claim.number``): never given again,
+    #: even once that claim is deleted.
+    last_claim_number = models.PositiveIntegerField(default=0, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     published_at = models.DateTimeField(null=True, blank=True)
@@ -159,6 +162,17 @@ def own_passage_carried_on(quotation_id):
     return Reanchoring.objects.filter(quotation_id=quotation_id)
 
 
+def next_claim_number(case_id):
+    """
+    The number the next claim of case ``case_id`` gets (``Case.last_claim_number``
+    moved on). Call it in the transaction that saves the claim: the case's row
+    stays locked until then, so that two claims made at once take two numbers.
+    """
+    cases = Case.objects.filter(pk=case_id)
+    cases.update(last_claim_number=models.F("last_claim_number") + 1)
+    return cases.values_list("last_claim_number", flat=True).get()
+
+
 class Claim(models.Model):
     """
     A checkable statement made in the piece under check, anchored to its words.
@@ -170,6 +184,10 @@ class Claim(models.Model):
     Status = ClaimStatus
 
     case = models.ForeignKey(Case, on_delete=models.PROTECT, related_name="claims")
+    #: The claim's number in its case (1, 2, …), given when it is made and never
+    #: changed: people write "claim 9" in comments and mails, and a claim made
+    #: later of an earlier sentence must not renumber the others.
+    number = models.PositiveIntegerField(blank=True, editable=False)
     # A checkable statement is a sentence or two; the limit is on input, not in the database.
     statement = models.TextField(max_length=1000)
     claimant = models.CharField(max_length=300, blank=True)
@@ -215,6 +233,7 @@ class Claim(models.Model):
                 condition=~models.Q(status="published") | models.Q(published_at__isnull=False),
                 name="claim_published_has_date",
             ),
+            models.UniqueConstraint(fields=["case", "number"], name="claim_number_in_case"),
         ]
         indexes = [
             models.Index(fields=["case", "status"]),
@@ -233,6 +252,14 @@ class Claim(models.Model):
     def __str__(self):
         text = self.statement if len(self.statement) <= 80 else self.statement[:79] + "…"
         return text
+
+    def save(self, *args, **kwargs):
+        """A new claim is given the next number of its case (``number``)."""
+        if self.number is not None:
+            return super().save(*args, **kwargs)
+        with transaction.atomic(using=kwargs.get("using") or router.db_for_write(Claim)):
+            self.number = next_claim_number(self.case_id)
+            return super().save(*args, **kwargs)
 
     def get_absolute_url(self):
         return reverse("claims:claim_detail", args=[self.case.slug, self.pk])

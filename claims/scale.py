@@ -579,11 +579,13 @@ class _Generator:
         statuses, weights = zip(*self.STATUS_WEIGHTS.items(), strict=True)
         claims = []
         for case in self.cases:
-            for quotation in self.claim_quotations[case.source_under_check_id]:
+            quoted = self.claim_quotations[case.source_under_check_id]
+            for number, quotation in enumerate(quoted, start=1):
                 status = rng.choices(statuses, weights)[0]
                 created_at = case.created_at + timedelta(days=rng.uniform(0, 20))
                 claim = Claim(
                     case=case,
+                    number=number,
                     quotation=quotation,
                     statement=quotation.exact.strip("“”."),
                     claimant=rng.choice(_CLAIMANTS),
@@ -605,6 +607,9 @@ class _Generator:
                 )
                 claims.append(claim)
         self.claims = Claim.objects.bulk_create(claims, batch_size=2000)
+        for case in self.cases:
+            case.last_claim_number = len(self.claim_quotations[case.source_under_check_id])
+        Case.objects.bulk_update(self.cases, ["last_claim_number"], batch_size=2000)
         for claim in self.claims:
             self.audit.append(
                 (claim.author, "claim.create", claim, {"quotation": claim.quotation_id})

@@ -61,8 +61,8 @@ class ClaimRow(NamedTuple):
     rationale: str
     exact: str
     verdict_label: str | None
-    #: Where the claim comes in the article (``case_claim_index``), and its case's slug.
-    ordinal: int = 0
+    #: The claim's number in its case (``Claim.number``), and its case's slug.
+    number: int = 0
     case_slug: str = ""
 
     def get_absolute_url(self):
@@ -194,17 +194,13 @@ def case_with_piece_in_reach(slug, user):
 def case_claim_index(case, user=None):
     """
     Every claim of ``case`` in the order the article makes them, as light
-    rows (dicts of ``pk``, ``ordinal``, ``statement``, ``status``,
+    rows (dicts of ``pk``, ``number``, ``statement``, ``status``,
     ``verdict_id`` and the quotation's ``start``, ``end`` and ``version_id``):
     enough to filter the list, number it and mark the article without loading
-    the claims themselves.
-    The ``ordinal`` (1, 2, …) stays the same whatever list a claim is shown
-    in; with ``user``, only the claims within their reach
+    the claims themselves. With ``user``, only the claims within their reach
     (``claims_visible_to``) are listed.
     """
     rows = _claim_index_rows(case_id=case.pk)
-    for ordinal, row in enumerate(rows, start=1):
-        row["ordinal"] = ordinal
     if user is not None and not sees_every_case(user):
         visible = set(_claim_ids_in_reach(claim_reach(user), case_id=case.pk, user_id=user.pk))
         rows = [row for row in rows if row["pk"] in visible]
@@ -217,6 +213,7 @@ _claim_index_rows = PreparedRead(
         .order_by("quotation__start", "quotation__end", "id")
         .values(
             "pk",
+            "number",
             "statement",
             "status",
             "verdict_id",
@@ -247,19 +244,19 @@ def claims_for_rows(case, rows):
     A ``ClaimRow`` for each claim of ``case`` that ``rows`` (from
     ``case_claim_index``) list, in that order, numbered.
     """
-    ordinals = {row["pk"]: row["ordinal"] for row in rows}
+    place = {row["pk"]: (index, row["number"]) for index, row in enumerate(rows)}
     claims = [
-        ClaimRow(*values, ordinal=ordinals[values[0]], case_slug=case.slug)
-        for values in _claim_row_values(pks=tuple(ordinals))
+        ClaimRow(*values, number=place[values[0]][1], case_slug=case.slug)
+        for values in _claim_row_values(pks=tuple(place))
     ]
-    claims.sort(key=lambda claim: claim.ordinal)
+    claims.sort(key=lambda claim: place[claim.pk][0])
     return claims
 
 
 _claim_row_values = PreparedRead(
     lambda *, pks: (
         Claim.objects.filter(pk__in=pks)
-        # Sorted by the caller, by ordinal: the model's ordering would join the case and
+        # Sorted by the caller, in the index's order: the model's ordering would join the case and
         # the quotation into a sort that is thrown away (and planning it costs more
         # than the rows).
         .order_by()
@@ -282,7 +279,7 @@ def case_marked_part(case, version, rows, *, at=0):
     """
     The part of the piece under check (``version``) that holds the offset
     ``at`` (a ``TextPart``, see ``cached_marked_part``), each claim's quotation
-    marked and preceded by a link to the claim, numbered by its ``ordinal``;
+    marked and preceded by a link to the claim, numbered by its ``number``;
     cached per version and set of claims, so a visit reads one part. A
     withdrawn claim is no longer part of the check: it stays in the list, not
     in the piece.
@@ -301,15 +298,15 @@ def case_marked_part(case, version, rows, *, at=0):
                 format_html(
                     '<a class="claim-ref" href="{}" aria-label="Claim {}" title="{}">{}</a>',
                     reverse("claims:claim_detail", args=[case.slug, row["pk"]]),
-                    row["ordinal"],
+                    row["number"],
                     row["statement"],
-                    row["ordinal"],
+                    row["number"],
                 ),
             )
             for row in rows
         ]
 
-    key = (case.slug, [(r["start"], r["end"], r["pk"], r["ordinal"], r["statement"]) for r in rows])
+    key = (case.slug, [(r["start"], r["end"], r["pk"], r["number"], r["statement"]) for r in rows])
     return cached_marked_part(version, spans, mark_class="claim-mark", at=at, key=key)
 
 

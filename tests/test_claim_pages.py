@@ -1155,14 +1155,16 @@ def test_the_open_review_count_is_of_undecided_assignments_to_claims_in_review(r
     assert open_review_count(AnonymousUser()) == 0
 
 
-def test_the_claim_page_is_titled_by_its_statement_not_its_database_id(editor_client, claim):
-    Claim.objects.filter(pk=claim.pk).update(statement="Start-up fell from 467 s to 9.0 s.")
+def test_the_claim_page_is_titled_by_its_number_in_the_case_not_its_database_id(editor_client):
+    ClaimFactory()  # of another case: the next claim's id is not 1
+    claim = ClaimFactory(statement="Start-up fell from 467 s to 9.0 s.")
 
     response = editor_client.get(claim.get_absolute_url())
 
-    title = lxml.html.fromstring(response.content).findtext(".//title")
-    assert title.startswith("Claim: Start-up fell from 467 s to 9.0 s. · ")
-    assert f"Claim {claim.pk}" not in title
+    page = lxml.html.fromstring(response.content)
+    assert claim.number == 1 and claim.pk != 1
+    assert page.findtext(".//title").startswith("Claim 1: Start-up fell from 467 s to 9.0 s. · ")
+    assert page.findtext(".//h1") == "Claim 1"
 
 
 def test_the_rationale_is_rendered_as_sanitised_markdown(editor_client, claim):

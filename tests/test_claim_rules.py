@@ -1,15 +1,23 @@
+import importlib
+
 import pytest
+from django.apps import apps as django_apps
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from claims.models import Claim, Correction, ReviewAssignment
+from claims.models import Case, Claim, Correction, ReviewAssignment
+from claims.selectors import case_claim_index
+from claims.services import claim_create
+from sources.services import find_span, quotation_create
 from tests.factories import (
     CaseFactory,
     ClaimFactory,
     CorrectionFactory,
+    EditorFactory,
     QuotationFactory,
     ReviewAssignmentFactory,
+    SourceVersionFactory,
 )
 
 pytestmark = pytest.mark.django_db
@@ -88,3 +96,74 @@ def test_the_database_refuses_a_published_correction_outside_the_chain():
         Correction.objects.filter(pk=correction.pk).update(
             status=Correction.Status.PUBLISHED, published_at=timezone.now()
         )
+
+
+def claims_of(case, *sentences, editor):
+    """A claim of ``case`` for each of ``sentences`` of its piece, made in that order."""
+    version = case.source_under_check.latest_version
+    made = []
+    for sentence in sentences:
+        start, end = find_span(version.extracted_text, sentence)
+        quotation, _created = quotation_create(version=version, start=start, end=end, actor=None)
+        made.append(claim_create(case=case, quotation=quotation, statement=sentence, author=editor))
+    return made
+
+
+PIECE = "First sentence here. Second sentence here. Third sentence here."
+
+
+def test_a_claim_keeps_its_number_when_one_is_made_of_an_earlier_sentence():
+    case = CaseFactory()
+    SourceVersionFactory(source=case.source_under_check, text=PIECE)
+    editor = EditorFactory()
+    second, third = claims_of(case, "Second sentence", "Third sentence", editor=editor)
+
+    (first,) = claims_of(case, "First sentence", editor=editor)
+
+    assert [(claim.pk, claim.number) for claim in (second, third, first)] == [
+        (second.pk, 1),
+        (third.pk, 2),
+        (first.pk, 3),
+    ]
+    # The case's list and the piece keep the article's order, each claim its number.
+    assert [row["number"] for row in case_claim_index(case)] == [3, 1, 2]
+
+
+def test_a_withdrawn_or_deleted_claims_number_is_not_given_again():
+    case = CaseFactory()
+    SourceVersionFactory(source=case.source_under_check, text=PIECE)
+    editor = EditorFactory()
+    _first, second = claims_of(case, "First sentence", "Second sentence", editor=editor)
+    Claim.objects.filter(pk=second.pk).delete()
+    claims_of(case, "Third sentence", editor=editor)
+
+    assert sorted(case.claims.values_list("number", flat=True)) == [1, 3]
+
+
+def test_the_database_refuses_two_claims_of_a_case_with_one_number():
+    claim = ClaimFactory()
+    other = ClaimFactory(case=claim.case, quotation=claim.quotation)
+
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Claim.objects.filter(pk=other.pk).update(number=claim.number)
+
+
+def test_the_migration_numbers_each_cases_claims_in_the_order_the_piece_makes_them():
+    case = CaseFactory()
+    SourceVersionFactory(source=case.source_under_check, text=PIECE)
+    editor = EditorFactory()
+    third, first, second = claims_of(
+        case, "Third sentence", "First sentence", "Second sentence", editor=editor
+    )
+    elsewhere = ClaimFactory()
+    # Numbers nobody has, as before the migration (when there were none).
+    for place, pk in enumerate(Claim.objects.values_list("pk", flat=True)):
+        Claim.objects.filter(pk=pk).update(number=1000 + place)
+    Case.objects.update(last_claim_number=0)
+    numbering = importlib.import_module("claims.migrations.0015_claims_keep_their_numbers")
+
+    numbering.number_existing_claims(django_apps, connection.schema_editor())
+
+    numbers = dict(Claim.objects.values_list("pk", "number"))
+    assert [numbers[claim.pk] for claim in (first, second, third, elsewhere)] == [1, 2, 3, 1]
+    assert Case.objects.get(pk=case.pk).last_claim_number == 3

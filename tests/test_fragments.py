@@ -86,7 +86,7 @@ def test_a_row_is_rendered_once_and_then_served_as_stored():
         pytest.param({"exact": "exports fell"}, id="its quotation"),
         pytest.param({"verdict_label": "False"}, id="its verdict"),
         pytest.param({"case_slug": "moved"}, id="its case"),
-        pytest.param({"ordinal": 7}, id="its place in the article"),
+        pytest.param({"number": 7}, id="its number in the case"),
     ],
 )
 def test_a_row_whose_data_changed_is_rendered_again(change):

@@ -734,7 +734,7 @@ def test_a_reviewer_sees_only_their_claims_in_a_case_with_their_place_in_the_art
     theirs = case_claim_index(world.case, world.users["assigned"])
 
     assert [row["pk"] for row in theirs] == [world.claim.pk]
-    assert theirs[0]["ordinal"] == next(r["ordinal"] for r in everyone if r["pk"] == world.claim.pk)
+    assert theirs[0]["number"] == next(r["number"] for r in everyone if r["pk"] == world.claim.pk)
     assert len(case_claim_index(world.case, world.users["editor"])) == len(everyone) == 2
 
 

@@ -258,3 +258,20 @@ def test_assigning_a_reviewer_is_all_or_nothing(monkeypatch):
 
     assert not ReviewAssignment.objects.filter(claim=claim).exists()
     assert events(claim, "assignment.create") == 0
+
+
+@needs_row_locks
+def test_claims_made_at_once_in_one_case_each_get_their_own_number():
+    first = ClaimFactory()
+    case, quotation = first.case, first.quotation
+
+    def make(index):
+        return Claim.objects.create(
+            case=case, quotation=quotation, statement=f"Claim {index}"
+        ).number
+
+    numbers = at_once(20, make)
+
+    assert sorted(numbers) == list(range(2, 22))
+    case.refresh_from_db()
+    assert case.last_claim_number == 21

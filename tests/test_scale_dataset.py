@@ -129,6 +129,17 @@ def test_sources_and_claims_are_in_the_search_index(dataset):
     }
 
 
+def test_each_cases_claims_are_numbered_in_the_order_the_piece_makes_them(dataset):
+    for case in Case.objects.all():
+        numbers = list(
+            case.claims.order_by("quotation__start", "quotation__end", "id").values_list(
+                "number", flat=True
+            )
+        )
+        assert numbers == list(range(1, len(numbers) + 1))
+        assert case.last_claim_number == len(numbers)
+
+
 def test_the_busy_case_has_the_most_claims(dataset):
     busy = Case.objects.get(slug=BUSY_CASE_SLUG)
     assert busy.claims.count() == max(case.claims.count() for case in Case.objects.all())
