@@ -2,7 +2,8 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxLengthValidator
 from django.db import models, router, transaction
-from django.db.models.functions import Length
+from django.db.models import OuterRef, Subquery
+from django.db.models.functions import Coalesce, Greatest, Length
 from django.db.models.lookups import Exact
 from django.urls import reverse
 from django.utils import timezone
@@ -107,6 +108,17 @@ class Case(models.Model):
     def __str__(self):
         return self.title
 
+    def save(self, *args, **kwargs):
+        # The claims' counter moves in the database alone (next_claim_number): a case
+        # read before a claim was made must not write its older count back.
+        if not self._state.adding and kwargs.get("update_fields") is None:
+            kwargs["update_fields"] = [
+                field.name
+                for field in self._meta.concrete_fields
+                if not field.primary_key and field.name != "last_claim_number"
+            ]
+        super().save(*args, **kwargs)
+
     def get_absolute_url(self):
         return reverse("claims:case_detail", args=[self.slug])
 
@@ -162,14 +174,19 @@ def own_passage_carried_on(quotation_id):
     return Reanchoring.objects.filter(quotation_id=quotation_id)
 
 
-def next_claim_number(case_id):
+def next_claim_number(case_id, using=None):
     """
     The number the next claim of case ``case_id`` gets (``Case.last_claim_number``
-    moved on). Call it in the transaction that saves the claim: the case's row
-    stays locked until then, so that two claims made at once take two numbers.
+    moved on, past any number its claims hold). Call it in the transaction that
+    saves the claim: the case's row stays locked until then, so that two claims
+    made at once take two numbers.
     """
-    cases = Case.objects.filter(pk=case_id)
-    cases.update(last_claim_number=models.F("last_claim_number") + 1)
+    cases = Case.objects.db_manager(using).filter(pk=case_id)
+    highest = Claim.objects.filter(case_id=OuterRef("pk")).order_by("-number").values("number")[:1]
+    cases.update(
+        last_claim_number=Greatest(models.F("last_claim_number"), Coalesce(Subquery(highest), 0))
+        + 1
+    )
     return cases.values_list("last_claim_number", flat=True).get()
 
 
@@ -257,8 +274,11 @@ class Claim(models.Model):
         """A new claim is given the next number of its case (``number``)."""
         if self.number is not None:
             return super().save(*args, **kwargs)
-        with transaction.atomic(using=kwargs.get("using") or router.db_for_write(Claim)):
-            self.number = next_claim_number(self.case_id)
+        using = kwargs.get("using") or router.db_for_write(Claim, instance=self)
+        with transaction.atomic(using=using):
+            self.number = next_claim_number(self.case_id, using=using)
+            if Claim.case.is_cached(self):
+                self.case.last_claim_number = self.number
             return super().save(*args, **kwargs)
 
     def get_absolute_url(self):

@@ -129,7 +129,7 @@ def test_a_claim_keeps_its_number_when_one_is_made_of_an_earlier_sentence():
     assert [row["number"] for row in case_claim_index(case)] == [3, 1, 2]
 
 
-def test_a_withdrawn_or_deleted_claims_number_is_not_given_again():
+def test_a_deleted_claims_number_is_not_given_again():
     case = CaseFactory()
     SourceVersionFactory(source=case.source_under_check, text=PIECE)
     editor = EditorFactory()
@@ -138,6 +138,27 @@ def test_a_withdrawn_or_deleted_claims_number_is_not_given_again():
     claims_of(case, "Third sentence", editor=editor)
 
     assert sorted(case.claims.values_list("number", flat=True)) == [1, 3]
+
+
+def test_a_case_saved_as_it_was_read_before_a_claim_was_made_keeps_the_claims_count():
+    claim = ClaimFactory()
+    read_before = Case.objects.get(pk=claim.case_id)
+    ClaimFactory(case=claim.case, quotation=claim.quotation)
+
+    read_before.title = "Renamed in the admin meanwhile"
+    read_before.save()
+    assert Case.objects.get(pk=claim.case_id).last_claim_number == 2
+    third = ClaimFactory(case=claim.case, quotation=claim.quotation)
+
+    assert third.number == 3
+    assert Case.objects.get(pk=claim.case_id).last_claim_number == 3
+
+
+def test_a_count_behind_the_claims_numbers_moves_past_them():
+    claim = ClaimFactory()
+    Case.objects.filter(pk=claim.case_id).update(last_claim_number=0)
+
+    assert ClaimFactory(case=claim.case, quotation=claim.quotation).number == 2
 
 
 def test_the_database_refuses_two_claims_of_a_case_with_one_number():
