@@ -557,7 +557,15 @@ def _count_noun(view: str, end: int, *, one: bool) -> tuple[str, int] | None:
         if _looks_plural(lower):
             return _count_or_rate(view, _singular(lower), match.end())
         if lower in _KNOWN_NOUNS:
-            return _count_or_rate(view, lower, match.end()) if one else None
+            if one:
+                return _count_or_rate(view, lower, match.end())
+            # "8 GPU nodes": the singular noun qualifies a known noun's plural after it
+            # (not a verb's -s, as in "the 3.7 result explains").
+            following = _WORD.match(view, match.end())
+            after = following.group("word").lower() if following else ""
+            if _looks_plural(after) and _singular(after) in _KNOWN_NOUNS:
+                return _count_or_rate(view, _singular(after), following.end())
+            return None
         position = match.end()
     return None
 

@@ -233,6 +233,15 @@ def test_a_digit_number_without_a_noun_is_bare():
     assert keys("the 2 model comparison") == [("", Decimal(2))]
 
 
+@pytest.mark.parametrize(
+    ("text", "unit", "value"),
+    [("8 GPU nodes", "count:node", 8), ("five GPU servers", "count:server", 5)],
+)
+def test_a_singular_noun_before_a_plural_qualifies_it(text, unit, value):
+    assert keys(text) == [(unit, Decimal(value))]
+    assert labels(missing_figures(f"It had {text}.", ["It used 8 GB of memory."])) != []
+
+
 def test_a_figure_named_by_a_singular_noun_is_supported_by_the_same_value():
     statement = "Whether the 3.7 result explains the gain is unclear."
 
