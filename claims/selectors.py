@@ -42,7 +42,7 @@ from factcheck.roles import (
     sees_every_case,
 )
 from sources.highlighting import cached_marked_part
-from sources.models import Quotation, Reanchoring, SourceVersion
+from sources.models import AnchoringStatus, Quotation, Reanchoring, SourceVersion
 
 
 class ClaimRow(NamedTuple):
@@ -509,25 +509,43 @@ def quotations_for_evidence(case, query, limit=20):
     """
     ``(quotations, more)``: up to ``limit`` quotations whose words contain
     ``query``, of any source but the piece under check, and whether more match.
-    The sources that ``case`` already cites (evidence of any of its claims) come
-    first, marked ``cited_in_case``; then the rest, each by source title and
-    place. A quotation carried on to a newer version of its source (or gone from
-    it) is left out: its current form, if any, is listed instead.
+    Those of the sources that ``case`` already cites (evidence of any of its
+    claims) come first, marked ``cited_in_case``; then the rest, each by source
+    title and place. Left out: a quotation carried on to a newer version of its
+    source (or gone from it), whose current form is listed instead, and a
+    changed passage that nobody has confirmed yet, which nothing may rely on.
     """
-    cited = Evidence.objects.filter(
-        claim__case=case, quotation__version__source_id=OuterRef("version__source_id")
+    cited = set(
+        Evidence.objects.filter(claim__case=case)
+        .order_by()
+        .values_list("quotation__version__source_id", flat=True)
+        .distinct()
     )
-    quotations = (
+    matching = (
         containing_words(
             Quotation.objects.exclude(version__source=case.source_under_check_id), "exact", query
         )
         .exclude(Exists(Reanchoring.objects.filter(quotation_id=OuterRef("pk"))))
-        .annotate(cited_in_case=Exists(cited))
+        .exclude(
+            Exists(
+                Reanchoring.objects.filter(
+                    new_quotation_id=OuterRef("pk"),
+                    status=AnchoringStatus.CHANGED,
+                    confirmed_at__isnull=True,
+                )
+            )
+        )
         .select_related("version__source")
         .defer("version__extracted_text")
-        .order_by("-cited_in_case", "version__source__title", "version__source_id", "start", "id")
+        .order_by("version__source__title", "version__source_id", "start", "id")
     )
-    found = list(quotations[: limit + 1])
+    # Two reads, each in the order an index of titles can give, so that each stops
+    # at the rows it needs: sorting every match by "cited" first read them all.
+    found = list(matching.filter(version__source_id__in=cited)[: limit + 1]) if cited else []
+    for quotation in found:
+        quotation.cited_in_case = True
+    if len(found) <= limit:
+        found += matching.exclude(version__source_id__in=cited)[: limit + 1 - len(found)]
     return found[:limit], len(found) > limit
 
 

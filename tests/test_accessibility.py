@@ -296,9 +296,7 @@ def test_results_swapped_into_a_page_are_read_out_by_a_live_region_that_stays(
     page.fill("#quotation-search", "1,111")
     expect(announcer).to_have_text("1 matching quotation.")
     page.fill("#quotation-search", "words quoted nowhere")
-    expect(announcer).to_have_text(
-        "No quotation of the case's sources contains “words quoted nowhere”."
-    )
+    expect(announcer).to_have_text("No quotation of a source contains “words quoted nowhere”.")
 
     page.goto(f"{base}{newsroom['source'].get_absolute_url()}")
     page.fill("#id_q", "467 seconds")

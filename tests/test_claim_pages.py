@@ -25,7 +25,8 @@ from claims.services import (
 from claims.views import REVIEWS_PER_PAGE
 from claims.workflow import Action, claim_digest, claim_transition
 from factcheck.database import _words_apart
-from sources.services import source_version_create_from_text
+from sources.models import AnchoringStatus, Reanchoring
+from sources.services import reanchoring_confirm, source_version_create_from_text
 from tests.factories import (
     CaseFactory,
     ClaimFactory,
@@ -323,7 +324,7 @@ def test_the_evidence_picker_lists_the_sources_the_case_already_cites_first(edit
         "A source no claim cites",
         "B: cited in another case",
     ]
-    assert response.text.count("cited in this case") == 1
+    assert response.text.count("source cited in this case") == 1
 
 
 def test_the_evidence_picker_lists_a_carried_on_quotation_once_in_its_newer_version(
@@ -340,6 +341,25 @@ def test_the_evidence_picker_lists_a_carried_on_quotation_once_in_its_newer_vers
 
     assert response.text.count('name="quotation"') == 1
     assert "version 2" in response.text
+
+
+def test_the_evidence_picker_leaves_out_a_changed_passage_until_someone_confirms_it(
+    editor_client, claim
+):
+    first = QuotationFactory(version__text="It took 467 seconds in all.", exact="467 seconds")
+    source_version_create_from_text(
+        source=first.version.source, text="It took 468 seconds in all.", actor=None
+    )
+    changed = Reanchoring.objects.get(quotation=first)
+    assert changed.status == AnchoringStatus.CHANGED
+
+    def picked():
+        response = editor_client.get(url("quotation_search", claim), {"q": "seconds"}, headers=HTMX)
+        return response.text.count('name="quotation"')
+
+    assert picked() == 0
+    reanchoring_confirm(reanchoring=changed, actor=EditorFactory())
+    assert picked() == 1
 
 
 @pytest.mark.parametrize(("matching", "more"), [(20, False), (21, True)])
