@@ -204,10 +204,13 @@ def case_detail_view(request, slug, create_form=None, status_code=200):
     return render(request, "claims/case_detail.html", context, status=status_code)
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 @permission_required("claims.add_claim", raise_exception=True)
 def claim_create_view(request, slug):
     """A claim from a selection of the piece under check; its quotation is the selection."""
+    if request.method == "GET":
+        # The address a refused claim's page shows, opened again: the case's page.
+        return redirect(get_object_or_404(Case, slug=slug))
     case = get_object_or_404(Case.objects.select_related("source_under_check"), slug=slug)
     form = ClaimCreateForm(request.POST)
     version = case.source_under_check.latest_version

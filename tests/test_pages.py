@@ -357,6 +357,14 @@ def test_a_claim_from_a_mismatched_selection_is_refused_and_keeps_the_statement(
     assert Claim.objects.count() == count
 
 
+def test_the_new_claim_address_opened_again_leads_to_the_case_page(editor_client, first_case):
+    # A refused claim's page is shown at this address; Enter in the address bar opens it.
+    response = editor_client.get(reverse("claims:claim_create", args=[first_case.slug]))
+
+    assert response.status_code == 302
+    assert response["Location"] == first_case.get_absolute_url()
+
+
 def test_a_claim_with_a_blank_statement_is_refused_and_keeps_the_selection(
     editor_client, first_case
 ):

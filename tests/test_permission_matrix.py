@@ -161,7 +161,7 @@ MATRIX = {
     ),
     "claims:case_detail": Row(get=IN_REACH, post=IN_REACH, args=lambda w: {"slug": w.case.slug}),
     "claims:claim_create": Row(
-        get=POST_ONLY,
+        get=EDITORS_REDIRECT,
         post=EDITORS_REDIRECT,
         args=lambda w: {"slug": w.case.slug},
         data=lambda w: (
