@@ -67,18 +67,23 @@ def focus_in_the_form(page):
         )
 
 
+def editor_on_a_flagged_claim(browser, live_server, desk):
+    """``(page, claim)``: an editor's page open on a claim of the desk's case, flagged."""
+    _editor, _reviewer, case = desk
+    claim = case.claims.first()
+    Claim.objects.filter(pk=claim.pk).update(needs_attention="The evidence's words are gone.")
+    page = new_page(browser)  # noqa: F405
+    log_in(page, live_server.url, "eddie")  # noqa: F405
+    page.goto(f"{live_server.url}{claim.get_absolute_url()}")
+    return page, claim
+
+
 def test_a_flag_clear_refused_from_the_keyboard_leaves_the_focus_in_the_redrawn_form(
     browser, live_server, desk
 ):
     # The button is in the claim's header, which the refusal redraws out of band
     # beside the edit form: the focus must not fall back to the top of the page.
-    _editor, _reviewer, case = desk
-    claim = case.claims.first()
-    Claim.objects.filter(pk=claim.pk).update(needs_attention="The evidence's words are gone.")
-    base = live_server.url
-    page = new_page(browser)  # noqa: F405
-    log_in(page, base, "eddie")  # noqa: F405
-    page.goto(f"{base}{claim.get_absolute_url()}")
+    page, claim = editor_on_a_flagged_claim(browser, live_server, desk)
     page.fill("#id_claimant", "Typed and not saved yet")
 
     page.get_by_role("button", name="Dealt with: clear the flag").focus()
@@ -93,13 +98,7 @@ def test_a_flag_clear_refused_from_the_keyboard_leaves_the_focus_in_the_redrawn_
 def test_a_flag_cleared_from_the_keyboard_leaves_the_focus_on_its_message(
     browser, live_server, desk
 ):
-    _editor, _reviewer, case = desk
-    claim = case.claims.first()
-    Claim.objects.filter(pk=claim.pk).update(needs_attention="The evidence's words are gone.")
-    base = live_server.url
-    page = new_page(browser)  # noqa: F405
-    log_in(page, base, "eddie")  # noqa: F405
-    page.goto(f"{base}{claim.get_absolute_url()}")
+    page, claim = editor_on_a_flagged_claim(browser, live_server, desk)
 
     page.get_by_role("button", name="Dealt with: clear the flag").focus()
     page.keyboard.press("Enter")

@@ -752,19 +752,24 @@ def test_with_every_reviewer_assigned_the_page_says_so_instead_of_an_empty_choic
     assert reverse("claims:reviewer_assign", args=[claim.case.slug, claim.pk]) not in page
 
 
+def ask_for_changes(claim, reviewer, digest):
+    """``reviewer`` asks for changes to ``claim`` as read at ``digest``, citing a table."""
+    review_decide(
+        assignment=claim.assignments.get(reviewer=reviewer),
+        reviewer=reviewer,
+        decision=Decision.CHANGES_REQUESTED,
+        comment="Cite the table.",
+        digest_seen=digest,
+    )
+
+
 def test_the_history_tells_a_reviewers_request_from_the_claims_return_by_full_name(
     editor_client, editor, claim
 ):
     first, _second, digest = in_review_with_two_reviewers(claim, editor)
     first.first_name, first.last_name = "Rita", "Levi"
     first.save()
-    review_decide(
-        assignment=claim.assignments.get(reviewer=first),
-        reviewer=first,
-        decision=Decision.CHANGES_REQUESTED,
-        comment="Cite the table.",
-        digest_seen=digest,
-    )
+    ask_for_changes(claim, first, digest)
 
     history = lxml.html.fromstring(editor_client.get(claim.get_absolute_url()).text)
     lines = [
@@ -921,13 +926,7 @@ def test_a_decision_after_another_reviewer_sent_the_claim_back_keeps_the_comment
     client, editor, claim
 ):
     first, second, digest = in_review_with_two_reviewers(claim, editor)
-    review_decide(
-        assignment=claim.assignments.get(reviewer=first),
-        reviewer=first,
-        decision=Decision.CHANGES_REQUESTED,
-        comment="Cite the table.",
-        digest_seen=digest,
-    )
+    ask_for_changes(claim, first, digest)
 
     client.force_login(second)
     response = client.post(
