@@ -24,8 +24,8 @@ from claims.services import (
 )
 from claims.views import REVIEWS_PER_PAGE
 from claims.workflow import Action, claim_digest, claim_transition
-from factcheck.database import _words_apart
-from sources.models import AnchoringStatus, Reanchoring
+from factcheck.database import _words_apart, containing_words
+from sources.models import AnchoringStatus, Quotation, Reanchoring
 from sources.services import reanchoring_confirm, source_version_create_from_text
 from tests.factories import (
     CaseFactory,
@@ -427,6 +427,23 @@ def test_the_words_pattern_names_every_space_itself_instead_of_the_databases_bac
     assert all(re.fullmatch(pattern, f"Lepic{space}would") for space in every_space)
     # A zero-width space is not white space: it joins the two words into one.
     assert not re.fullmatch(pattern, "Lepic\u200bwould")
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's trigram index")
+def test_the_evidence_pickers_words_are_looked_up_in_the_trigram_index_on_postgresql(db):
+    text = "The compiler took 467 seconds"
+    QuotationFactory(version__text=text, exact=text)
+    found = containing_words(Quotation.objects.all(), "exact", "COMPILER took")
+    # A table of a few rows is read whole whatever the indexes: only a plan that
+    # cannot use the index would still scan it.
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        sql, params = found.query.sql_with_params()
+        cursor.execute(f"EXPLAIN {sql}", params)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+
+    assert "sources_quotation_exact_trigram" in plan
+    assert [quotation.exact for quotation in found] == [text]
 
 
 def test_the_evidence_picker_asks_for_words_until_some_are_typed(editor_client, claim):
