@@ -21,7 +21,7 @@ from playwright.sync_api import expect
 
 from claims.corrections import correction_draft
 from claims.models import Claim, ClaimStatus, Correction, Rating
-from claims.services import case_create, claim_submit_for_review, reviewer_assign
+from claims.services import case_create, claim_submit_for_review, claim_update, reviewer_assign
 from factcheck.demo import DEMO_PASSWORD, ensure_demo_users
 from sources.highlighting import READER_PART_CHARS
 from sources.models import Source, SourceRole
@@ -739,6 +739,62 @@ def test_withdrawing_a_claim_asks_first(browser, live_server, desk):
     press_and_answer(page, "button[value=withdraw]", accept=True)
     page.wait_for_selector("text=the claim is now withdrawn")
     assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.WITHDRAWN
+
+
+def test_withdrawing_with_unsaved_changes_says_to_save_them_instead_of_asking(
+    browser, live_server, desk
+):
+    _editor, _reviewer, case = desk
+    claim = case.claims.filter(status=ClaimStatus.DRAFT).order_by("pk").first()
+    page = new_page(browser)
+    log_in(page, live_server.url, "eddie")
+    page.goto(f"{live_server.url}{claim.get_absolute_url()}")
+    questions = []
+    page.on("dialog", lambda dialog: (questions.append(dialog.message), dialog.dismiss()))
+
+    page.fill("#id_statement", "A wording not saved yet.")
+    page.click("button[value=withdraw]")
+
+    warning = page.wait_for_selector("[data-unsaved-warning]")
+    assert "not saved, so nothing was done" in warning.inner_text()
+    assert "press “Withdraw” again" in warning.inner_text()
+    assert page.evaluate("document.activeElement.hasAttribute('data-unsaved-warning')")
+    assert questions == []
+    assert page.input_value("#id_statement") == "A wording not saved yet."
+    assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.DRAFT
+
+    page.click("#claim-fields button:text-is('Save')")
+    page.wait_for_selector("text=Claim saved.")
+    page.click("button[value=withdraw]")
+    page.wait_for_function("document.querySelector('[data-unsaved-warning]') === null")
+    assert questions == ["Withdraw this claim? A withdrawn claim cannot be brought back."]
+    assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.DRAFT
+
+
+def test_a_form_given_back_unsaved_after_a_conflict_still_stops_a_withdrawal(
+    browser, live_server, desk
+):
+    _editor, _reviewer, case = desk
+    claim = case.claims.filter(status=ClaimStatus.DRAFT).order_by("pk").first()
+    page = new_page(browser)
+    log_in(page, live_server.url, "eddie")
+    page.goto(f"{live_server.url}{claim.get_absolute_url()}")
+    questions = []
+    page.on("dialog", lambda dialog: (questions.append(dialog.message), dialog.dismiss()))
+
+    page.fill("#id_statement", "My wording.")
+    # Someone else saves first: the form comes back with my wording, not saved.
+    claim_update(
+        claim=claim, editor=_editor, expected_version=claim.version, claimant="Their claimant"
+    )
+    page.click("#claim-fields button:text-is('Save')")
+    page.wait_for_selector("#claim-edit-form[data-holds-unsaved]")
+    assert page.input_value("#id_statement") == "My wording."
+    page.click("button[value=withdraw]")
+
+    page.wait_for_selector("[data-unsaved-warning]")
+    assert questions == []
+    assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.DRAFT
 
 
 def test_two_editors_on_one_claim_see_the_conflict_view(browser, live_server, desk):

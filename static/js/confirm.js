@@ -1,6 +1,11 @@
 // A button with data-confirm asks before its form is sent, whether htmx sends it
 // (htmx's own hx-confirm belongs to the form, which holds every action's button)
 // or the browser does (a plain form, such as the corrections desk's).
+//
+// An htmx form that sends another form along (hx-include, such as the claim's
+// edit form) is refused by the server while that form holds unsaved changes.
+// Asking first would only lead to that refusal: the page says so instead, and
+// nothing is sent, so the changes stay where they are typed.
 (function () {
   "use strict";
 
@@ -8,11 +13,57 @@
     return (submitter && submitter.dataset && submitter.dataset.confirm) || "";
   }
 
+  function changed(field) {
+    if (field.type === "hidden" || field.disabled) return false;
+    if (field.type === "checkbox" || field.type === "radio") {
+      return field.checked !== field.defaultChecked;
+    }
+    if (field.tagName === "SELECT") {
+      return Array.from(field.options).some(function (option) {
+        return option.selected !== option.defaultSelected;
+      });
+    }
+    return "defaultValue" in field && field.value !== field.defaultValue;
+  }
+
+  // The included form, when it holds changes: typed since the page came, or sent
+  // and given back unsaved (data-holds-unsaved, where its values are the typed ones).
+  function unsavedFormIncludedBy(form) {
+    const selector = form.getAttribute("hx-include");
+    const included = selector && document.querySelector(selector);
+    if (!included || !included.elements) return null;
+    if (included.hasAttribute("data-holds-unsaved")) return included;
+    return Array.from(included.elements).some(changed) ? included : null;
+  }
+
+  function sayUnsaved(form, submitter) {
+    let said = form.querySelector("[data-unsaved-warning]");
+    if (!said) {
+      said = document.createElement("p");
+      said.className = "form-errors";
+      said.setAttribute("role", "alert");
+      said.setAttribute("tabindex", "-1");
+      said.dataset.unsavedWarning = "";
+      form.prepend(said);
+    }
+    said.textContent =
+      "Your changes in the claim's form are not saved, so nothing was done: save them " +
+      "(or reload the page to drop them), then press “" + submitter.textContent.trim() +
+      "” again.";
+    said.focus();
+  }
+
   document.addEventListener("htmx:confirm", function (event) {
     const submitted = event.detail.triggeringEvent;
-    const asked = question(submitted && submitted.submitter);
+    const submitter = submitted && submitted.submitter;
+    const asked = question(submitter);
     if (!asked) return;
     event.preventDefault();
+    const form = event.detail.elt;
+    if (form.tagName === "FORM" && unsavedFormIncludedBy(form)) {
+      sayUnsaved(form, submitter);
+      return;
+    }
     if (window.confirm(asked)) event.detail.issueRequest(true);
   });
 
