@@ -285,18 +285,28 @@ def case_export(case, claims, *, absolute):
 def page_etag(request, *parts):
     """
     An ETag for a public page: its address, what it shows (``parts``), the
-    query string, and who is looking (a logged-in reader sees their own menu).
+    query string, and who is looking (a logged-in reader sees their own menu,
+    with its counts).
     The address keeps one page's tag from answering for another (an entry of
     the log that does not exist is a 404, not a 304 with the log's tag).
     """
     import hashlib
 
+    from factcheck.context_processors import open_reports_for, open_reviews_of
+
+    # A logged-in reader's menu counts what waits for them: a new count is a new page.
+    menu = (
+        (open_reviews_of(request), open_reports_for(request))
+        if request.user.is_authenticated
+        else ()
+    )
     key = "|".join(
         [
             request.path,
             *(str(part) for part in parts),
             request.META.get("QUERY_STRING", ""),
             str(getattr(request.user, "pk", None)),
+            *(str(count) for count in menu),
         ]
     )
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]

@@ -2,6 +2,7 @@ import functools
 
 from django.urls import get_script_prefix, reverse
 
+from factcheck.reference_data import kept
 from factcheck.roles import role_names
 
 #: ``(label, URL name, names of other pages of its section)``.
@@ -40,12 +41,33 @@ def open_reviews_of(request):
     return request._open_review_count
 
 
+def open_reports_for(request):
+    """
+    How many readers' reports are open, for a user who handles them (None for
+    anyone else): kept between writes to the reports (factcheck/reference_data.py),
+    so the menu costs no query on most pages.
+    """
+    from claims.models import ErrorReport
+    from claims.reports import open_report_count
+
+    if not request.user.has_perm("claims.view_errorreport"):
+        return None
+    if not hasattr(request, "_open_report_count"):
+        request._open_report_count = kept("reports", "open", open_report_count, model=ErrorReport)
+    return request._open_report_count
+
+
 def navigation(request):
-    """The main navigation, with the current section marked, and the user's roles."""
+    """
+    The main navigation, with the current section marked, and the user's roles;
+    an item's ``count`` is what waits there (``counted``: of what, for screen readers).
+    """
     items = []
     for label, url_name, url, section in _navigation_urls(get_script_prefix()):
         item = {"label": label, "url": url, "current": request.path.startswith(section)}
         if url_name == "claims:my_reviews" and request.user.is_authenticated:
-            item["count"] = open_reviews_of(request)
+            item |= {"count": open_reviews_of(request), "counted": "waiting"}
+        elif url_name == "claims:corrections_log" and request.user.is_authenticated:
+            item |= {"count": open_reports_for(request), "counted": "readers' reports open"}
         items.append(item)
     return {"navigation": items, "user_roles": role_names(request.user)}

@@ -1,7 +1,8 @@
 """
 Data that every desk request reads and that seldom changes, kept in each
 process between its changes: the logged-in user with their permissions and
-roles, the users' names, and the verdict ratings.
+roles, the users' names, the verdict ratings, and how many readers' reports
+are open.
 
 Reading them costs a desk page three queries (about 1 ms) on every request,
 after any write, though they change only when someone's account, groups or
@@ -46,6 +47,8 @@ GROUPS = {
         "contenttypes.ContentType",
     ),
     "ratings": ("claims.Rating",),
+    # Readers' reports: the menu counts the open ones on every page of those who handle them.
+    "reports": ("claims.ErrorReport",),
 }
 #: The longest a process keeps anything: it bounds a write that no statement here made.
 KEPT_SECONDS = 60

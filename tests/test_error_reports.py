@@ -296,3 +296,45 @@ def test_the_corrections_desk_counts_the_open_reports_and_leads_to_them(client, 
 
     assert f'<a href="{reverse("claims:reports_inbox")}">Readers\' reports</a>' in desk.text
     assert "<strong>2 open</strong>" in desk.text
+
+
+def menu_count(response):
+    """What the main menu's Corrections item says waits there, for screen readers."""
+    item = lxml.html.fromstring(response.text).xpath(
+        "//nav[@aria-label='Main']//a[starts-with(normalize-space(), 'Corrections')]"
+    )[0]
+    return " ".join(item.text_content().split())
+
+
+def test_the_menu_counts_the_open_reports_for_editors_and_follows_new_and_closed_ones(
+    client, editor
+):
+    ErrorReport.objects.create(message="Open one.", page_url="/x/")
+    client.force_login(editor)
+    assert menu_count(client.get(reverse("claims:case_list"))) == (
+        "Corrections 1, 1 readers' reports open"
+    )
+
+    client.logout()
+    report(client)
+    client.force_login(editor)
+    assert menu_count(client.get(reverse("claims:case_list"))).endswith("2 readers' reports open")
+
+    for open_report in ErrorReport.objects.all():
+        report_close(report=open_report, editor=editor, reply="Thank you; it stands.")
+    assert menu_count(client.get(reverse("claims:case_list"))) == "Corrections"
+
+
+def test_the_menu_counts_no_reports_for_a_reviewer_who_cannot_handle_them(client, reviewer):
+    ErrorReport.objects.create(message="Open one.", page_url="/x/")
+    client.force_login(reviewer)
+
+    assert menu_count(client.get(reverse("claims:case_list"))) == "Corrections"
+
+
+def test_the_corrections_log_leads_an_editor_to_the_reports(client, editor):
+    client.force_login(editor)
+
+    log = client.get(reverse("claims:corrections_log"))
+
+    assert f'<a class="button" href="{reverse("claims:reports_inbox")}">' in log.text

@@ -21,7 +21,7 @@ from claims.corrections import (
     correction_hash,
     correction_publish,
 )
-from claims.models import Case, Claim, ClaimStatus, Correction, Rating
+from claims.models import Case, Claim, ClaimStatus, Correction, ErrorReport, Rating
 from factcheck.models import Organisation
 from sources.models import Source
 from tests.factories import (
@@ -363,6 +363,21 @@ def test_a_new_entry_changes_the_logs_etag(client, published_claim):
     again = client.get(reverse("claims:corrections_log"), headers={"If-None-Match": first["ETag"]})
 
     assert again.status_code == 200
+
+
+def test_a_new_readers_report_changes_the_logs_etag_for_an_editor_whose_menu_counts_them(
+    client, editor, published_claim
+):
+    client.force_login(editor)
+    first = client.get(reverse("claims:corrections_log"))
+    ErrorReport.objects.create(message="The figure is wrong.", page_url="/corrections/")
+
+    again = client.get(reverse("claims:corrections_log"), headers={"If-None-Match": first["ETag"]})
+
+    assert again.status_code == 200
+    assert (
+        "1 readers' reports open" in lxml.html.fromstring(again.text).find(".//nav").text_content()
+    )
 
 
 def make_chain(case, count):
