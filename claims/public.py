@@ -292,21 +292,16 @@ def page_etag(request, *parts):
     """
     import hashlib
 
-    from factcheck.context_processors import open_reports_for, open_reviews_of
+    from factcheck.context_processors import menu_counts
 
-    # A logged-in reader's menu counts what waits for them: a new count is a new page.
-    menu = (
-        (open_reviews_of(request), open_reports_for(request))
-        if request.user.is_authenticated
-        else ()
-    )
     key = "|".join(
         [
             request.path,
             *(str(part) for part in parts),
             request.META.get("QUERY_STRING", ""),
             str(getattr(request.user, "pk", None)),
-            *(str(count) for count in menu),
+            # A logged-in reader's menu counts what waits for them: a new count is a new page.
+            repr(sorted(menu_counts(request).items())),
         ]
     )
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]

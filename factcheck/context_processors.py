@@ -3,7 +3,7 @@ import functools
 from django.urls import get_script_prefix, reverse
 
 from factcheck.reference_data import kept
-from factcheck.roles import role_names
+from factcheck.roles import SIGN_OFF_CLAIM, role_names
 
 #: ``(label, URL name, names of other pages of its section)``.
 NAVIGATION = [
@@ -57,17 +57,30 @@ def open_reports_for(request):
     return request._open_report_count
 
 
+def menu_counts(request):
+    """
+    ``{URL name: (count, of what)}``: what the menu counts as waiting for the
+    request's user. Reviews only for a reviewer (who can decide them): an editor's
+    pages skip the query. Reports only for those who handle them.
+    """
+    counts = {}
+    if request.user.has_perm(SIGN_OFF_CLAIM):
+        counts["claims:my_reviews"] = (open_reviews_of(request), "waiting")
+    if (reports := open_reports_for(request)) is not None:
+        counts["claims:corrections_log"] = (reports, "readers' reports open")
+    return counts
+
+
 def navigation(request):
     """
     The main navigation, with the current section marked, and the user's roles;
     an item's ``count`` is what waits there (``counted``: of what, for screen readers).
     """
+    counts = menu_counts(request)
     items = []
     for label, url_name, url, section in _navigation_urls(get_script_prefix()):
         item = {"label": label, "url": url, "current": request.path.startswith(section)}
-        if url_name == "claims:my_reviews" and request.user.is_authenticated:
-            item |= {"count": open_reviews_of(request), "counted": "waiting"}
-        elif url_name == "claims:corrections_log" and request.user.is_authenticated:
-            item |= {"count": open_reports_for(request), "counted": "readers' reports open"}
+        if url_name in counts:
+            item["count"], item["counted"] = counts[url_name]
         items.append(item)
     return {"navigation": items, "user_roles": role_names(request.user)}

@@ -1089,6 +1089,21 @@ def test_my_reviews_never_calls_a_claim_not_in_review_overdue_and_says_where_it_
     assert "Not in review yet (draft)" in draft_row[: draft_row.index("</tr>")]
 
 
+def test_the_menu_counts_reviews_only_for_a_user_who_can_decide_them(client, reviewer, editor):
+    # An editor once made a reviewer, since given the editor's role alone.
+    claim = ClaimFactory(author=editor)
+    ReviewAssignmentFactory(claim=claim, reviewer=editor)
+    Claim.objects.filter(pk=claim.pk).update(status=ClaimStatus.IN_REVIEW)
+    client.force_login(editor)
+
+    with CaptureQueriesContext(connection) as queries:
+        page = client.get(reverse("claims:case_list"))
+
+    assert open_review_count(editor) == 1
+    assert "waiting</span>" not in page.text
+    assert not any("decided_at" in query["sql"] for query in queries)
+
+
 def test_my_reviews_lists_the_claims_awaiting_a_decision_and_every_assignment_when_asked(
     client, reviewer, editor
 ):
