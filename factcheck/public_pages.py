@@ -15,6 +15,7 @@ from django.conf import settings
 from django.contrib.messages.storage.cookie import CookieStorage
 from django.core.cache import cache
 from django.http import HttpResponse
+from django.utils.cache import patch_cache_control
 from django.views.decorators.http import condition
 
 #: How long a stored page is kept at most: the ETag keys it, so a change shows at
@@ -42,7 +43,11 @@ def public_page(*, etag, last_modified=None):
         @wraps(view)
         def cached_view(request, *args, **kwargs):
             if not _shared(request):
-                return view(request, *args, **kwargs)
+                response = view(request, *args, **kwargs)
+                if request.user.is_authenticated:
+                    # Their own menu: for their browser alone, never a shared cache.
+                    patch_cache_control(response, private=True)
+                return response
             tag = etag_once(request, *args, **kwargs)
             key = f"public-page:{request.path}:{tag}"
             stored = cache.get(key) if tag else None

@@ -380,6 +380,18 @@ def test_a_new_readers_report_changes_the_logs_etag_for_an_editor_whose_menu_cou
     )
 
 
+def test_a_public_page_for_a_logged_in_reader_is_kept_by_their_browser_alone(
+    client, editor, published_claim
+):
+    anonymous = client.get(reverse("claims:corrections_log"))
+    client.force_login(editor)
+
+    logged_in = client.get(reverse("claims:corrections_log"))
+
+    assert "private" not in anonymous["Cache-Control"]
+    assert set(logged_in["Cache-Control"].split(", ")) == {"max-age=60", "private"}
+
+
 def make_chain(case, count):
     """``count`` published entries with a valid chain, written in bulk."""
     previous = GENESIS
