@@ -67,7 +67,10 @@ def menu_counts(request):
     if request.user.has_perm(SIGN_OFF_CLAIM):
         counts["claims:my_reviews"] = (open_reviews_of(request), "waiting")
     if (reports := open_reports_for(request)) is not None:
-        counts["claims:corrections_log"] = (reports, "readers' reports open")
+        counts["claims:corrections_log"] = (
+            reports,
+            "reader's report open" if reports == 1 else "readers' reports open",
+        )
     return counts
 
 

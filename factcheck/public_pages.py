@@ -45,8 +45,9 @@ def public_page(*, etag, last_modified=None):
             if not _shared(request):
                 response = view(request, *args, **kwargs)
                 if request.user.is_authenticated:
-                    # Their own menu: for their browser alone, never a shared cache.
-                    patch_cache_control(response, private=True)
+                    # Their own menu, whose counts change without the page: for their
+                    # browser alone, asked again each time (the ETag names the counts).
+                    patch_cache_control(response, private=True, no_cache=True, max_age=0)
                 return response
             tag = etag_once(request, *args, **kwargs)
             key = f"public-page:{request.path}:{tag}"

@@ -771,7 +771,7 @@ def test_withdrawing_with_unsaved_changes_says_to_save_them_instead_of_asking(
     assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.DRAFT
 
 
-def test_a_form_given_back_unsaved_after_a_conflict_still_stops_a_withdrawal(
+def test_a_form_given_back_after_a_conflict_stops_a_withdrawal_until_it_matches_the_saved_claim(
     browser, live_server, desk
 ):
     _editor, _reviewer, case = desk
@@ -787,14 +787,21 @@ def test_a_form_given_back_unsaved_after_a_conflict_still_stops_a_withdrawal(
     claim_update(
         claim=claim, editor=_editor, expected_version=claim.version, claimant="Their claimant"
     )
+    saved_statement = claim.statement
     page.click("#claim-fields button:text-is('Save')")
-    page.wait_for_selector("#claim-edit-form[data-holds-unsaved]")
+    page.wait_for_selector("text=Someone else saved this claim")
     assert page.input_value("#id_statement") == "My wording."
     page.click("button[value=withdraw]")
 
     page.wait_for_selector("[data-unsaved-warning]")
     assert questions == []
     assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.DRAFT
+
+    # Put back as saved, the form holds nothing unsaved: Withdraw asks, the warning goes.
+    page.fill("#id_statement", saved_statement)
+    page.click("button[value=withdraw]")
+    page.wait_for_function("document.querySelector('[data-unsaved-warning]') === null")
+    assert questions == ["Withdraw this claim? A withdrawn claim cannot be brought back."]
 
 
 def test_two_editors_on_one_claim_see_the_conflict_view(browser, live_server, desk):

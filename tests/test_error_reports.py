@@ -312,7 +312,7 @@ def test_the_menu_counts_the_open_reports_for_editors_and_follows_new_and_closed
     ErrorReport.objects.create(message="Open one.", page_url="/x/")
     client.force_login(editor)
     assert menu_count(client.get(reverse("claims:case_list"))) == (
-        "Corrections 1, 1 readers' reports open"
+        "Corrections 1, 1 reader's report open"
     )
 
     client.logout()

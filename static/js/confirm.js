@@ -13,10 +13,22 @@
     return (submitter && submitter.dataset && submitter.dataset.confirm) || "";
   }
 
-  function changed(field) {
-    if (field.type === "hidden" || field.disabled) return false;
+  // As the server compares (Django's changed_data): trimmed, with LF line breaks.
+  function comparable(value) {
+    return value.replace(/\r\n?/g, "\n").trim();
+  }
+
+  function changed(field, form) {
+    if (field.type === "hidden" || field.disabled || !field.name) return false;
     if (field.type === "checkbox" || field.type === "radio") {
       return field.checked !== field.defaultChecked;
+    }
+    // The value the form was opened with, where Django's form carries it (a field
+    // with show_hidden_initial): the page's own, or the one a form given back kept
+    // (after a refusal or a conflict), whose fields show what was typed.
+    const initial = form.elements.namedItem("initial-" + field.name);
+    if (initial && "value" in initial) {
+      return comparable(field.value) !== comparable(initial.value);
     }
     if (field.tagName === "SELECT") {
       return Array.from(field.options).some(function (option) {
@@ -26,14 +38,13 @@
     return "defaultValue" in field && field.value !== field.defaultValue;
   }
 
-  // The included form, when it holds changes: typed since the page came, or sent
-  // and given back unsaved (data-holds-unsaved, where its values are the typed ones).
+  // The form that ``form`` sends along (hx-include), when it holds unsaved changes.
   function unsavedFormIncludedBy(form) {
     const selector = form.getAttribute("hx-include");
     const included = selector && document.querySelector(selector);
     if (!included || !included.elements) return null;
-    if (included.hasAttribute("data-holds-unsaved")) return included;
-    return Array.from(included.elements).some(changed) ? included : null;
+    const fields = Array.from(included.elements);
+    return fields.some(function (field) { return changed(field, included); }) ? included : null;
   }
 
   function sayUnsaved(form, submitter) {
@@ -64,6 +75,9 @@
       sayUnsaved(form, submitter);
       return;
     }
+    // Saved (or put back) since the warning: it no longer holds.
+    const stale = form.querySelector("[data-unsaved-warning]");
+    if (stale) stale.remove();
     if (window.confirm(asked)) event.detail.issueRequest(true);
   });
 
