@@ -300,10 +300,11 @@ def page_etag(request, *parts):
             *(str(part) for part in parts),
             request.META.get("QUERY_STRING", ""),
             str(getattr(request.user, "pk", None)),
-            # A logged-in reader's menu counts what waits for them: a new count is a new page.
-            repr(sorted(menu_counts(request).items())),
         ]
     )
+    # A logged-in reader's menu counts what waits for them: a new count is a new page.
+    if counts := menu_counts(request):
+        key += "|" + repr(sorted(counts.items()))
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 
 

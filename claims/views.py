@@ -47,7 +47,6 @@ from claims.models import (
 )
 from claims.reports import (
     TooManyReports,
-    open_report_count,
     report_close,
     report_convert,
     report_submit,
@@ -88,7 +87,7 @@ from claims.services import (
 )
 from claims.workflow import Action, allowed_actions, claim_content, claim_digest, claim_transition
 from factcheck.auth import client_address
-from factcheck.context_processors import open_reviews_of
+from factcheck.context_processors import open_reports_for, open_reviews_of
 from factcheck.desk_pages import desk_page
 from factcheck.fragments import rendered_rows
 from factcheck.pagination import CountedPaginator, Paginator
@@ -889,9 +888,7 @@ def corrections_desk_view(request, form=None, status=200):
         "pending": pending,
         "can_draft": is_editor(request.user),
         # Where corrections start: what readers reported and nobody has handled yet.
-        "open_reports": open_report_count()
-        if request.user.has_perm("claims.view_errorreport")
-        else None,
+        "open_reports": open_reports_for(request),
     }
     return render(request, "claims/corrections_desk.html", context, status=status)
 
@@ -1025,7 +1022,7 @@ def reports_inbox_view(request, refused=None, status=200):
     """
     show_all = request.GET.get("show") == "all"
     reports = ErrorReport.objects.select_related("case", "claim__case", "handled_by", "correction")
-    open_count = open_report_count()
+    open_count = open_reports_for(request)
     if not show_all:
         reports = reports.filter(status=ReportStatus.OPEN)
     page = Paginator(reports, 25).get_page(request.GET.get("page"))

@@ -43,12 +43,7 @@ def public_page(*, etag, last_modified=None):
         @wraps(view)
         def cached_view(request, *args, **kwargs):
             if not _shared(request):
-                response = view(request, *args, **kwargs)
-                if request.user.is_authenticated:
-                    # Their own menu, whose counts change without the page: for their
-                    # browser alone, asked again each time (the ETag names the counts).
-                    patch_cache_control(response, private=True, no_cache=True, max_age=0)
-                return response
+                return view(request, *args, **kwargs)
             tag = etag_once(request, *args, **kwargs)
             key = f"public-page:{request.path}:{tag}"
             stored = cache.get(key) if tag else None
@@ -64,7 +59,19 @@ def public_page(*, etag, last_modified=None):
                 cache.set(key, (response.content, headers), CACHE_SECONDS)
             return response
 
-        return condition(etag_func=etag_once, last_modified_func=last_modified)(cached_view)
+        conditional = condition(etag_func=etag_once, last_modified_func=last_modified)(cached_view)
+
+        @wraps(view)
+        def public_view(request, *args, **kwargs):
+            response = conditional(request, *args, **kwargs)
+            if request.user.is_authenticated:
+                # Their own menu, whose counts change without the page: for their
+                # browser alone, asked again each time (the ETag names the counts).
+                # A 304 says so too: a browser takes on the headers of the answer.
+                patch_cache_control(response, private=True, no_cache=True, max_age=0)
+            return response
+
+        return public_view
 
     return decorator
 

@@ -4,9 +4,10 @@ process between its changes: the logged-in user with their permissions and
 roles, the users' names, the verdict ratings, and how many readers' reports
 are open.
 
-Reading them costs a desk page three queries (about 1 ms) on every request,
-after any write, though they change only when someone's account, groups or
-permissions, or the rating scale, are edited. Each *group* of tables below has
+Reading them costs a desk page three or four queries (about 1 ms) on every
+request, after any write, though they change only when someone's account,
+groups or permissions, or the rating scale, are edited, or a reader's report
+comes in or is handled. Each *group* of tables below has
 a generation number in the cache that all processes share, moved by every
 statement that writes to one of its tables (``factcheck.desk_pages.count_writes``
 sees every statement, from any process or task worker) and once more when the

@@ -387,9 +387,15 @@ def test_a_public_page_for_a_logged_in_reader_is_theirs_alone_and_asked_for_agai
 
     logged_in = client.get(reverse("claims:corrections_log"))
 
+    unchanged = client.get(
+        reverse("claims:corrections_log"), headers={"If-None-Match": logged_in["ETag"]}
+    )
+
     assert anonymous["Cache-Control"] == "max-age=60"
     # Their menu's counts change without the page: the ETag answers, not a minute's copy.
     assert set(logged_in["Cache-Control"].split(", ")) == {"max-age=0", "no-cache", "private"}
+    assert unchanged.status_code == 304
+    assert set(unchanged["Cache-Control"].split(", ")) == {"max-age=0", "no-cache", "private"}
 
 
 def make_chain(case, count):

@@ -1,12 +1,13 @@
 """
-The logged-in user with their permissions and roles, and the rating scale, are
-kept in each process between their changes: read once, never served from
-before a change, whoever makes it.
+The logged-in user with their permissions and roles, the rating scale, and the
+count of open readers' reports are kept in each process between their changes:
+read once, never served from before a change, whoever makes it.
 
 Transactional tests: what a request reads inside a transaction is never kept
 (a rollback could undo it unseen), and every other test runs in one.
 """
 
+import html
 import time
 
 import pytest
@@ -19,7 +20,8 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from claims.models import Rating
+from claims.models import ErrorReport, Rating, ReportStatus
+from claims.reports import report_close, report_submit
 from factcheck import reference_data
 from factcheck.desk_pages import note_write
 from factcheck.reference_data import forget_all, groups_written, kept
@@ -242,3 +244,35 @@ def test_what_another_process_kept_before_a_commit_is_read_again_after_it():
         )
 
     assert kept("ratings", "label", label, model=Rating) == "Relabelled"
+
+
+def report_reads(queries):
+    return [sql for sql in queries if '"claims_errorreport"' in sql]
+
+
+def menu_says(response):
+    """The page's text as read, its apostrophes unescaped."""
+    return html.unescape(response.text)
+
+
+def test_the_open_reports_count_is_read_once_and_again_after_each_change_to_the_reports(
+    editor_client, editor
+):
+    url = reverse("claims:case_list")
+    ErrorReport.objects.create(message="One.", page_url="/x/")
+    _first, first_queries = rendered_after_a_write(editor_client, url)
+    again, queries = rendered_after_a_write(editor_client, url)
+    assert report_reads(first_queries)
+    assert report_reads(queries) == []
+    assert "1 reader's report open" in menu_says(again)
+
+    sent = report_submit(page_url="/y/", message="Two.", address="203.0.113.9")
+    assert "2 readers' reports open" in menu_says(rendered_after_a_write(editor_client, url)[0])
+
+    report_close(report=sent, editor=editor, reply="It stands.")
+    assert "1 reader's report open" in menu_says(rendered_after_a_write(editor_client, url)[0])
+
+    ErrorReport.objects.update(status=ReportStatus.CLOSED)  # in bulk
+    closed, queries = rendered_after_a_write(editor_client, url)
+    assert report_reads(queries)
+    assert "report open" not in menu_says(closed)

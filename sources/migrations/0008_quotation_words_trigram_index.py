@@ -13,19 +13,23 @@ by the scan. SQLite has no such index; its picker scans, as before.
 
 import sys
 
-from django.db import DatabaseError, migrations
+from django.db import DatabaseError, migrations, transaction
 
 INDEX = "sources_quotation_exact_trigram"
 
 
 def create_index(apps, schema_editor):
-    if schema_editor.connection.vendor != "postgresql":
+    connection = schema_editor.connection
+    if connection.vendor != "postgresql":
         return
-    with schema_editor.connection.cursor() as cursor:
+    with connection.cursor() as cursor:
         cursor.execute("SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm'")
         if cursor.fetchone() is None:
             try:
-                cursor.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+                # In a savepoint: run inside a transaction (a test's), the refusal must
+                # not leave it aborted for the statements after this one.
+                with transaction.atomic(using=connection.alias):
+                    cursor.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
             except DatabaseError as refused:
                 sys.stderr.write(
                     f"\nWarning: the pg_trgm extension could not be installed ({refused}). "

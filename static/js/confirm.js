@@ -20,13 +20,15 @@
 
   function changed(field, form) {
     if (field.type === "hidden" || field.disabled || !field.name) return false;
-    if (field.type === "checkbox" || field.type === "radio") {
-      return field.checked !== field.defaultChecked;
-    }
     // The value the form was opened with, where Django's form carries it (a field
     // with show_hidden_initial): the page's own, or the one a form given back kept
     // (after a refusal or a conflict), whose fields show what was typed.
     const initial = form.elements.namedItem("initial-" + field.name);
+    if (field.type === "checkbox") {
+      if (initial && "value" in initial) return field.checked !== (initial.value === "True");
+      return field.checked !== field.defaultChecked;
+    }
+    if (field.type === "radio") return field.checked !== field.defaultChecked;
     if (initial && "value" in initial) {
       return comparable(field.value) !== comparable(initial.value);
     }
@@ -50,9 +52,9 @@
   function sayUnsaved(form, submitter) {
     let said = form.querySelector("[data-unsaved-warning]");
     if (!said) {
+      // Focused, so read out once (a live role as well would have it read twice).
       said = document.createElement("p");
       said.className = "form-errors";
-      said.setAttribute("role", "alert");
       said.setAttribute("tabindex", "-1");
       said.dataset.unsavedWarning = "";
       form.prepend(said);
