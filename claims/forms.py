@@ -140,6 +140,10 @@ class ClaimCreateForm(forms.Form):
 class PassageFinderForm(forms.Form):
     """Words to find in the piece under check."""
 
+    # Found as they are typed: a box emptied must be sent (and clear what it found),
+    # which a required field's check in the browser would stop.
+    use_required_attribute = False
+
     passage = forms.CharField(
         label="Find a passage by its words",
         max_length=2000,
@@ -173,8 +177,20 @@ class EvidenceForm(forms.Form):
         )
 
 
+class PersonChoiceField(LongModelChoiceField):
+    """A choice of one user, named as the pages name people: full name, then username."""
+
+    def label_from_instance(self, obj):
+        name = obj.get_full_name()
+        return f"{name} ({obj.username})" if name else obj.username
+
+
+#: People in the order their names are shown.
+BY_NAME = ("first_name", "last_name", "username")
+
+
 class AssignForm(forms.Form):
-    reviewer = LongModelChoiceField(queryset=get_user_model().objects.none())
+    reviewer = PersonChoiceField(queryset=get_user_model().objects.none())
     due_on = forms.DateField(
         required=False, label="Due", widget=forms.DateInput(attrs={"type": "date"})
     )
@@ -187,7 +203,7 @@ class AssignForm(forms.Form):
             .objects.filter(groups__name=REVIEWER, is_active=True)
             .exclude(pk=claim.author_id)
             .exclude(review_assignments__claim=claim)
-            .order_by("username")
+            .order_by(*BY_NAME)
         )
 
     def clean(self):
@@ -239,7 +255,7 @@ class CaseForm(forms.ModelForm):
         help_texts = {"slug": "The case's address: lowercase words joined by hyphens."}
         field_classes = {
             "source_under_check": LongModelChoiceField,
-            "lead_editor": LongModelChoiceField,
+            "lead_editor": PersonChoiceField,
         }
 
     def clean_slug(self):
@@ -261,7 +277,7 @@ class CaseForm(forms.ModelForm):
             role=SourceRole.UNDER_CHECK
         ).order_by("title")
         self.fields["lead_editor"].queryset = (
-            get_user_model().objects.filter(groups__name=EDITOR).order_by("username")
+            get_user_model().objects.filter(groups__name=EDITOR).order_by(*BY_NAME)
         )
 
 

@@ -169,7 +169,8 @@ def case_detail_view(request, slug, create_form=None, status_code=200):
 
     every_claim = sees_every_case(request.user)
     # Without a mouse: words found in the piece, then a match picked into the claim form.
-    finder = PassageFinderForm(request.GET if "passage" in request.GET else None)
+    # An emptied box is no search: what it found before goes, with no reproach.
+    finder = PassageFinderForm(request.GET if request.GET.get("passage") else None)
     occurrences = []
     if version and version.is_ready and finder.is_valid():
         occurrences = passage_occurrences(

@@ -110,6 +110,11 @@ class QuoteFinderForm(forms.Form):
         ),
         max_length=5000,
         strip=True,
+        error_messages={
+            "required": "Type some words of the text to find them.",
+            "max_length": "A passage to find is at most %(limit_value)d characters; "
+            "this one has %(show_value)d. Type fewer words.",
+        },
     )
 
 

@@ -408,7 +408,7 @@ class Quotation(models.Model):
             raise ValidationError(
                 {
                     "version": f"Version {self.version.number} has no text to quote yet "
-                    f"(its extraction is {self.version.get_extraction_status_display().lower()})."
+                    f"(text extraction: {self.version.get_extraction_status_display().lower()})."
                 },
                 code="version_not_ready",
             )

@@ -5,6 +5,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.http import FileResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
@@ -195,6 +196,13 @@ def quote_finder_view(request, pk, number):
     version = get_object_or_404(
         SourceVersion, source_id=pk, number=number, extraction_status="ready"
     )
+    if not request.htmx:
+        # A page opened before a newer version came shows that version now: the
+        # search goes to it, so the results are of the text shown above them.
+        current = version.source.latest_version
+        if current is not None and current.is_ready and current.number != version.number:
+            url = reverse("sources:quote_finder", args=[pk, current.number])
+            return redirect(f"{url}?{request.GET.urlencode()}")
     finder = QuoteFinderForm(request.GET)
     context = {"version": version, "finder": finder, "searched": False}
     if finder.is_valid():

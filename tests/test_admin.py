@@ -148,7 +148,7 @@ def test_a_quotation_of_a_version_without_text_says_so_in_the_admin(admin_client
         {"version": version.pk, "start": "0", "end": "4", "exact": "Some"},
     )
 
-    assert "has no text to quote yet (its extraction is failed)" in " ".join(
+    assert "has no text to quote yet (text extraction: failed)" in " ".join(
         response.context["adminform"].form.errors["version"]
     )
 

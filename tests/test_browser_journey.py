@@ -236,7 +236,7 @@ def test_the_whole_journey_from_upload_to_the_public_corrections_log(browser, li
     editor.fill("#id_rationale", "The **252×** figure is Together's own comparison.")
     editor.click("#claim-fields button:text-is('Save')")
     editor.wait_for_selector("text=Claim saved.")
-    editor.select_option("#id_reviewer", label="reviewer")
+    editor.select_option("#id_reviewer", label="Rosa Reviewer (reviewer)")
     editor.click("#assignments button:text-is('Assign')")
     editor.wait_for_selector("#assignments .badge--pending")
     with editor.expect_navigation():

@@ -89,3 +89,25 @@ def editor_searching(browser, base, words):
     page.wait_for_url(f"**/search/?q={words}")
     expect(page.locator(".search-result").first).to_be_visible()
     return page
+
+
+def test_the_next_page_of_results_swaps_in_and_takes_the_focus_from_the_link_pressed(
+    browser, live_server, desk
+):
+    source = SourceFactory(title="Many mentions")
+    # Indexed in passages of about 1,200 characters: some 25 of them, each with the word.
+    text = "\n\n".join(f"Section {n}: the turbine output was measured again." for n in range(600))
+    source_version_create_from_text(source=source, text=text, actor=None)
+    page = editor_searching(browser, live_server.url, "turbine")
+    first_range = page.locator("#results > p.muted").inner_text()
+
+    page.focus(".pagination a[rel=next]")
+    page.keyboard.press("Enter")
+
+    page.wait_for_url("**/search/?q=turbine&page=2")
+    focused = page.locator("#results [data-swap-focus]")
+    expect(focused).to_be_focused()
+    expect(focused).to_contain_text("; showing 21 to")
+    assert first_range != focused.inner_text()
+    expect(page.locator("h1")).to_have_text("Search")  # swapped in place, not a new page
+    expect(page.locator("#announcer")).to_have_text(focused.inner_text())

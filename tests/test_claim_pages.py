@@ -1364,3 +1364,21 @@ def test_the_history_writes_statuses_and_field_names_as_words(editor_client, edi
     assert "in review → withdrawn" in history
     assert "withdrew it" in history
     assert "in_review" not in history
+
+
+def test_the_reviewer_to_assign_and_the_lead_editor_are_chosen_by_name(editor_client, claim):
+    rosa = ReviewerFactory(username="rosa", first_name="Rosa", last_name="Alvarez")
+    unnamed = ReviewerFactory(username="zed", first_name="", last_name="")
+
+    claim_page = lxml.html.fromstring(editor_client.get(claim.get_absolute_url()).text)
+    new_case = lxml.html.fromstring(editor_client.get(reverse("claims:case_create")).text)
+
+    offered = {
+        option.get("value"): option.text
+        for option in claim_page.xpath("//select[@id='id_reviewer']/option")
+    }
+    assert offered[str(rosa.pk)] == "Rosa Alvarez (rosa)"
+    assert offered[str(unnamed.pk)] == "zed"
+    editor = claim.case.lead_editor or claim.author
+    leads = [option.text for option in new_case.xpath("//select[@id='id_lead_editor']/option")]
+    assert f"{editor.get_full_name()} ({editor.username})" in leads

@@ -562,6 +562,20 @@ def test_the_passage_finder_asks_for_words_when_given_only_spaces(editor_client,
     assert "Make a claim of this passage" not in response.text
 
 
+def test_an_emptied_passage_finder_clears_what_it_found_without_a_message(
+    editor_client, first_case
+):
+    page = lxml.html.fromstring(editor_client.get(first_case.get_absolute_url()).text)
+    (box,) = page.xpath("//input[@id='id_passage']")
+
+    response = find_in_the_article(editor_client, first_case, "")
+
+    assert box.get("required") is None  # the browser sends the emptied box
+    assert response.text.lstrip().startswith('<div id="passage-results"')
+    assert "form-errors" not in response.text
+    assert "Make a claim of this passage" not in response.text
+
+
 def test_words_not_in_the_article_say_so(editor_client, first_case):
     response = editor_client.get(
         first_case.get_absolute_url(),

@@ -191,6 +191,32 @@ def test_the_quote_finder_lists_every_exact_occurrence(editor_client):
     assert response.text.count("Quote this occurrence") == 2
 
 
+def test_the_quote_finder_sent_from_a_page_of_a_replaced_version_searches_the_current_one(
+    editor_client,
+):
+    old = SourceVersionFactory(text="The mayor said 2.6 times.")
+    new_version(old.source, "Later, the mayor said 2.7 times.")
+    url = reverse("sources:quote_finder", args=[old.source_id, old.number])
+
+    response = editor_client.get(url, {"q": "mayor said"}, follow=True)
+
+    current = reverse("sources:quote_finder", args=[old.source_id, 2])
+    assert response.redirect_chain == [(f"{current}?q=mayor+said", 302)]
+    assert "Found 1 exact occurrence" in response.text
+    assert "characters 11–21" in response.text  # in the newer text, not the old one (4–14)
+
+
+def test_the_quote_finder_says_a_passage_is_too_long_or_missing(editor_client):
+    version = SourceVersionFactory(text="The mayor said 2.6 times.")
+    url = reverse("sources:quote_finder", args=[version.source_id, version.number])
+
+    too_long = editor_client.get(url, {"q": "word " * 1200}, headers={"HX-Request": "true"})
+    blank = editor_client.get(url, {"q": "  "}, headers={"HX-Request": "true"})
+
+    assert "is at most 5000 characters; this one has 5999. Type fewer words." in too_long.text
+    assert "Type some words of the text to find them." in blank.text
+
+
 def finder(client, version, words):
     return client.get(
         reverse("sources:quote_finder", args=[version.source_id, version.number]),
