@@ -1,5 +1,7 @@
 """How claims react to changes in the sources they quote."""
 
+from collections import defaultdict
+
 from django.db import transaction
 from django.db.models import Q
 from django.dispatch import receiver
@@ -8,7 +10,7 @@ from django.utils import timezone
 from claims.models import Claim, Evidence
 from claims.services import claims_signoffs_revalidate, signoffs_revalidate
 from factcheck.audit import record
-from sources.models import AnchoringStatus
+from sources.models import AnchoringStatus, Reanchoring
 from sources.signals import quotations_reanchored, reanchoring_confirmed, source_retitled
 
 
@@ -18,10 +20,27 @@ def follow_reanchored_quotations(sender, version, reanchorings, **kwargs):
     Claims follow their quotations to a new version of the source. Quotations
     found word for word are followed at once; a claim relying on one whose text
     changed (until a person confirms it) or that is gone is flagged for review.
+    Text that an earlier version had lost and this one holds again takes its
+    "no longer in version N" flags off the claims.
     """
+    # Text an earlier version had lost, back in this one: those flags no longer hold.
+    lost_before = defaultdict(list)
+    for earlier in (
+        Reanchoring.objects.filter(
+            quotation__in=[reanchoring.quotation_id for reanchoring in reanchorings],
+            status=AnchoringStatus.ORPHANED,
+        )
+        .exclude(version=version)
+        .select_related("version__source", "quotation")
+        .defer("version__extracted_text")
+    ):
+        lost_before[earlier.quotation_id].append(_gone_wording(earlier))
     for reanchoring in reanchorings:
+        gone_before = lost_before[reanchoring.quotation_id]
         if reanchoring.status in {AnchoringStatus.UNCHANGED, AnchoringStatus.MOVED}:
             for claim in repoint_quotation(reanchoring.quotation, reanchoring.new_quotation):
+                for reason in gone_before:
+                    unflag_claim(claim, reason)
                 # Same words, new upload: what the reviewer signed names the old version.
                 signoffs_revalidate(
                     claim=claim,
@@ -32,13 +51,21 @@ def follow_reanchored_quotations(sender, version, reanchorings, **kwargs):
         if reanchoring.status == AnchoringStatus.CHANGED:
             reason = _changed_wording(reanchoring)
         else:
-            reason = (
-                f"The text quoted from “{version.source}” is no longer in version "
-                f"{version.number}: “{reanchoring.quotation.exact}”."
-            )
+            reason = _gone_wording(reanchoring)
         for claim in claims_relying_on(reanchoring.quotation):
+            for earlier in gone_before:
+                unflag_claim(claim, earlier)
             flag_claim(claim, reason)
             signoffs_revalidate(claim=claim, reason=reason, force=True)
+
+
+def _gone_wording(reanchoring):
+    """Why a claim is flagged when a quotation's text is gone from a new version."""
+    version = reanchoring.version
+    return (
+        f"The text quoted from “{version.source}” is no longer in version "
+        f"{version.number}: “{reanchoring.quotation.exact}”."
+    )
 
 
 def _changed_wording(reanchoring):

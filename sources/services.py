@@ -6,7 +6,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Exists, Max, OuterRef
 from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
 
@@ -378,6 +378,32 @@ def previous_ready_version(version):
     )
 
 
+def stranded_quotations(version):
+    """
+    The quotations of ``version``'s source that an earlier version orphaned and
+    that no version since has found again: left behind in versions older than
+    the one before ``version``, with every claim that relies on them flagged.
+    """
+    previous = previous_ready_version(version)
+    if previous is None:
+        return Quotation.objects.none()
+    return (
+        Quotation.objects.filter(
+            version__source_id=version.source_id,
+            version__number__lt=previous.number,
+            reanchorings__status=AnchoringStatus.ORPHANED,
+        )
+        .exclude(
+            Exists(
+                Reanchoring.objects.filter(quotation_id=OuterRef("pk")).exclude(
+                    status=AnchoringStatus.ORPHANED
+                )
+            )
+        )
+        .distinct()
+    )
+
+
 @transaction.atomic
 def version_reanchor(*, version):
     """
@@ -385,17 +411,32 @@ def version_reanchor(*, version):
     an exact match (prefix and suffix decide between repeats) becomes a new
     quotation with the same words, an approximate match a new quotation with the
     new words awaiting a person's confirmation, and text that is gone is
-    orphaned. Sends ``quotations_reanchored`` so that claims relying on changed
-    or orphaned quotations are flagged. Safe to run twice.
+    orphaned. A quotation an earlier version orphaned (``stranded_quotations``)
+    is looked for too, in its own version's text: text that came back is carried
+    over as any other, and text still gone is left as it was (its claims are
+    flagged already). Sends ``quotations_reanchored`` so that claims follow
+    their quotations, or are flagged. Safe to run twice.
     """
     previous = previous_ready_version(version)
     if previous is None or not version.is_ready:
         return []
     already = set(version.reanchorings.values_list("quotation_id", flat=True))
+    carried = [
+        (quotation, previous)
+        for quotation in previous.quotations.exclude(pk__in=already).order_by("start", "end")
+    ]
+    stranded = list(
+        stranded_quotations(version)
+        .exclude(pk__in=already)
+        .order_by("version__number", "start", "end")
+    )
+    # Each older version's text read once, however many of its quotations are looked for.
+    older = SourceVersion.objects.in_bulk({quotation.version_id for quotation in stranded})
+    carried += [(quotation, older[quotation.version_id]) for quotation in stranded]
     reanchorings = []
-    for quotation in previous.quotations.exclude(pk__in=already).order_by("start", "end"):
+    for quotation, quoted_in in carried:
         outcome = anchoring.reanchor(
-            previous.extracted_text,
+            quoted_in.extracted_text,
             version.extracted_text,
             quotation.start,
             quotation.end,
@@ -408,6 +449,8 @@ def version_reanchor(*, version):
             new_quotation, _created = quotation_create(
                 version=version, start=outcome.start, end=outcome.end, actor=None
             )
+        elif quoted_in != previous:
+            continue  # still gone: nothing new to say
         reanchorings.append(
             Reanchoring.objects.create(
                 quotation=quotation,

@@ -338,6 +338,56 @@ def test_text_that_is_gone_is_orphaned_and_its_claims_flagged():
     assert "no longer in version 2" in claim.needs_attention
 
 
+def test_text_that_comes_back_in_a_later_version_is_found_again_and_its_flag_goes():
+    text = "Keep this sentence. Drop this claim entirely."
+    piece, claim = claim_quoting(text, "Drop this claim entirely.")
+    first_quotation = claim.quotation
+    new_version(piece, "Keep this sentence.")
+    claim.refresh_from_db()
+    assert "no longer in version 2" in claim.needs_attention
+
+    third = new_version(piece, text)
+
+    claim.refresh_from_db()
+    assert claim.needs_attention == ""
+    assert claim.quotation.version == third
+    assert claim.quotation.exact == "Drop this claim entirely."
+    found = Reanchoring.objects.get(quotation=first_quotation, version=third)
+    assert found.status == AnchoringStatus.UNCHANGED
+    assert found.new_quotation == claim.quotation
+    # Run again (a task retried), nothing more is carried or flagged.
+    assert version_reanchor(version=third) == []
+
+
+def test_text_still_gone_from_a_later_version_is_not_flagged_again():
+    piece, claim = claim_quoting(
+        "Keep this sentence. Drop this claim entirely.", "Drop this claim entirely."
+    )
+    new_version(piece, "Keep this sentence.")
+    claim.refresh_from_db()
+    flagged = claim.needs_attention
+
+    third = new_version(piece, "Keep this sentence. Add another.")
+
+    claim.refresh_from_db()
+    assert claim.needs_attention == flagged  # one reason, still version 2's
+    assert not Reanchoring.objects.filter(quotation=claim.quotation, version=third).exists()
+    assert claim.quotation.version.number == 1
+
+
+def test_text_that_comes_back_reworded_trades_its_gone_flag_for_a_confirmation():
+    text = "Keep this sentence. The compiler took 467 seconds in all."
+    piece, claim = claim_quoting(text, "The compiler took 467 seconds in all.")
+    new_version(piece, "Keep this sentence.")
+
+    third = new_version(piece, "Keep this sentence. The compiler took 468 seconds in all.")
+
+    claim.refresh_from_db()
+    (reason,) = claim.needs_attention.splitlines()
+    assert f"changed in version {third.number}" in reason
+    assert "now reads “The compiler took 468 seconds in all.”" in reason
+
+
 def claim_with_evidence_gone():
     """A claim whose evidence, quoted across a line break, is gone from its source's new version."""
     _piece, claim = claim_quoting(
