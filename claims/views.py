@@ -3,6 +3,7 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required, permission_required
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+from django.core.paginator import InvalidPage
 from django.db import transaction
 from django.db.models import Count, Max
 from django.http import HttpResponseBadRequest, JsonResponse
@@ -402,7 +403,15 @@ def _entry_json(request, correction):
 @public_page_cache
 @log_conditions
 def corrections_json_view(request):
-    page = Paginator(public.published_corrections(), 100).get_page(request.GET.get("page"))
+    entries = Paginator(public.published_corrections(), 100)
+    try:
+        page = entries.page(request.GET.get("page") or 1)
+    except InvalidPage:
+        # A program reading page after page stops at a 404, not at the last page again.
+        return JsonResponse(
+            {"error": f"There is no such page: the listing has {entries.num_pages}."},
+            status=404,
+        )
     chain = public.chain_status()
     return JsonResponse(
         {

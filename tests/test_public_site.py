@@ -221,6 +221,20 @@ def test_the_json_listing_carries_the_chain_head(client, published_claim):
     assert data["entries"][0]["previous_sha256"] == first.sha256
 
 
+def test_the_json_listing_answers_404_past_its_last_page_or_to_a_page_that_is_no_number(
+    client, published_claim
+):
+    PublishedCorrectionFactory(case=published_claim.case)
+    url = reverse("claims:corrections_json")
+
+    past, nonsense, first = (client.get(url, {"page": page}) for page in ("2", "two", "1"))
+
+    assert past.status_code == nonsense.status_code == 404
+    assert past.json() == {"error": "There is no such page: the listing has 1."}
+    assert first.status_code == 200
+    assert first.json()["pages"] == 1
+
+
 def test_the_log_shows_the_head_filters_and_permalinks(client, published_claim):
     entry = PublishedCorrectionFactory(case=published_claim.case, kind="clarification")
 
