@@ -3,6 +3,8 @@ import re
 from django import forms
 from django.contrib.auth import get_user_model
 from django.core.validators import slug_re
+from django.db.models import Value
+from django.db.models.functions import Coalesce, Concat, Lower, NullIf
 from django.utils import timezone
 
 from claims.models import (
@@ -185,8 +187,10 @@ class PersonChoiceField(LongModelChoiceField):
         return f"{name} ({obj.username})" if name else obj.username
 
 
-#: People in the order their names are shown.
-BY_NAME = ("first_name", "last_name", "username")
+def by_name(people):
+    """``people`` in the order of the names they are shown by, whatever their case."""
+    shown = Coalesce(NullIf(Concat("first_name", Value(" "), "last_name"), Value(" ")), "username")
+    return people.alias(shown_name=Lower(shown)).order_by("shown_name", "username")
 
 
 class AssignForm(forms.Form):
@@ -198,12 +202,11 @@ class AssignForm(forms.Form):
     def __init__(self, *args, claim, **kwargs):
         super().__init__(*args, **kwargs)
         self.claim = claim
-        self.fields["reviewer"].queryset = (
+        self.fields["reviewer"].queryset = by_name(
             get_user_model()
             .objects.filter(groups__name=REVIEWER, is_active=True)
             .exclude(pk=claim.author_id)
             .exclude(review_assignments__claim=claim)
-            .order_by(*BY_NAME)
         )
 
     def clean(self):
@@ -276,8 +279,8 @@ class CaseForm(forms.ModelForm):
         self.fields["source_under_check"].queryset = Source.objects.filter(
             role=SourceRole.UNDER_CHECK
         ).order_by("title")
-        self.fields["lead_editor"].queryset = (
-            get_user_model().objects.filter(groups__name=EDITOR).order_by(*BY_NAME)
+        self.fields["lead_editor"].queryset = by_name(
+            get_user_model().objects.filter(groups__name=EDITOR)
         )
 
 

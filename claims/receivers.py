@@ -31,16 +31,16 @@ def follow_reanchored_quotations(sender, version, reanchorings, **kwargs):
             status=AnchoringStatus.ORPHANED,
         )
         .exclude(version=version)
-        .select_related("version__source", "quotation")
+        .select_related("version", "quotation")
         .defer("version__extracted_text")
     ):
-        lost_before[earlier.quotation_id].append(_gone_wording(earlier))
+        lost_before[earlier.quotation_id].append(_gone(earlier))
     for reanchoring in reanchorings:
         gone_before = lost_before[reanchoring.quotation_id]
         if reanchoring.status in {AnchoringStatus.UNCHANGED, AnchoringStatus.MOVED}:
             for claim in repoint_quotation(reanchoring.quotation, reanchoring.new_quotation):
-                for reason in gone_before:
-                    unflag_claim(claim, reason)
+                for what in gone_before:
+                    unflag_claim_about_quotation(claim, what)
                 # Same words, new upload: what the reviewer signed names the old version.
                 signoffs_revalidate(
                     claim=claim,
@@ -49,30 +49,32 @@ def follow_reanchored_quotations(sender, version, reanchorings, **kwargs):
                 )
             continue
         if reanchoring.status == AnchoringStatus.CHANGED:
-            reason = _changed_wording(reanchoring)
+            reason = _about_quotation(reanchoring, _changed(reanchoring))
         else:
-            reason = _gone_wording(reanchoring)
+            reason = _about_quotation(reanchoring, _gone(reanchoring))
         for claim in claims_relying_on(reanchoring.quotation):
-            for earlier in gone_before:
-                unflag_claim(claim, earlier)
+            for what in gone_before:
+                unflag_claim_about_quotation(claim, what)
             flag_claim(claim, reason)
             signoffs_revalidate(claim=claim, reason=reason, force=True)
 
 
-def _gone_wording(reanchoring):
-    """Why a claim is flagged when a quotation's text is gone from a new version."""
-    version = reanchoring.version
-    return (
-        f"The text quoted from “{version.source}” is no longer in version "
-        f"{version.number}: “{reanchoring.quotation.exact}”."
-    )
+#: How a reason about a quotation starts; its source's title follows, as it was then.
+QUOTED_FROM = "The text quoted from “"
 
 
-def _changed_wording(reanchoring):
-    """Why a claim is flagged when a quotation's words changed in a new version."""
-    version = reanchoring.version
+def _about_quotation(reanchoring, what):
+    """Why a claim is flagged: ``reanchoring``'s source named, then ``what`` became of the text."""
+    return f"{QUOTED_FROM}{reanchoring.version.source}” {what}"
+
+
+def _gone(reanchoring):
+    return f"is no longer in version {reanchoring.version.number}: “{reanchoring.quotation.exact}”."
+
+
+def _changed(reanchoring):
     return (
-        f"The text quoted from “{version.source}” changed in version {version.number}: "
+        f"changed in version {reanchoring.version.number}: "
         f"it read “{reanchoring.quotation.exact}” and now reads "
         f"“{reanchoring.new_quotation.exact}”. Confirm the new wording on the source page."
     )
@@ -84,9 +86,8 @@ def follow_confirmed_quotation(sender, reanchoring, actor, **kwargs):
     Once a person confirms a changed quotation, its claims rely on the new words
     and no longer carry the flag that asked for the confirmation.
     """
-    reason = _changed_wording(reanchoring)
     for claim in repoint_quotation(reanchoring.quotation, reanchoring.new_quotation):
-        unflag_claim(claim, reason)
+        unflag_claim_about_quotation(claim, _changed(reanchoring))
         signoffs_revalidate(claim=claim, reason="a changed quotation was confirmed", actor=actor)
 
 
@@ -159,6 +160,25 @@ def unflag_claim(claim, reason):
     reasons = _locked_flags(claim)
     if reasons is not None:
         claim.flag_reasons_save([line for line in reasons if line != reason])
+
+
+@transaction.atomic
+def unflag_claim_about_quotation(claim, what):
+    """
+    Take off ``claim``'s flags the reason about a quotation that ends in
+    ``what`` (``_gone``, ``_changed``), whatever its source was called when the
+    flag was written: a source renamed since does not keep the flag.
+    """
+    ending = "” " + _one_line(what)
+    reasons = _locked_flags(claim)
+    if reasons is not None:
+        claim.flag_reasons_save(
+            [
+                line
+                for line in reasons
+                if not (line.startswith(QUOTED_FROM) and line.endswith(ending))
+            ]
+        )
 
 
 @transaction.atomic

@@ -98,9 +98,23 @@ def source_reader(source, *, at=0):
                 at=at,
             )
         reanchorings = _reanchorings_of_version(version_id=current.pk)
+    # Where the carried-over quotations came from: the version read before this one.
+    carried_from = next(
+        (v for v in versions if current and v.number < current.number and v.is_ready), None
+    )
     summary = {status: 0 for status in AnchoringStatus.values}
+    found_again = 0
     for reanchoring in reanchorings:
-        summary[reanchoring.status] += 1
+        # Text an older version had lost, back in this one: told apart from what was carried.
+        reanchoring.found_again = reanchoring.quotation.version_id != getattr(
+            carried_from, "pk", None
+        )
+        if reanchoring.found_again:
+            found_again += 1
+        else:
+            summary[reanchoring.status] += 1
+    if found_again:
+        summary["found again"] = found_again
     return {
         "source": source,
         "versions": versions,
@@ -113,10 +127,7 @@ def source_reader(source, *, at=0):
         "marked_text": part.html if part else "",
         "reanchorings": reanchorings,
         "reanchoring_summary": summary,
-        # Where the carried-over quotations came from: the version read before this one.
-        "carried_from": next(
-            (v for v in versions if current and v.number < current.number and v.is_ready), None
-        ),
+        "carried_from": carried_from,
         # Uploads after the current version whose text could not be read.
         "unreadable_newer": [v for v in versions if current and v.number > current.number],
         "extracting": any(not version.is_settled for version in versions),

@@ -462,7 +462,10 @@ def version_reanchor(*, version):
     if reanchorings:
         counts = {}
         for reanchoring in reanchorings:
-            counts[reanchoring.status] = counts.get(reanchoring.status, 0) + 1
+            # Text an older version had lost is counted apart from what was carried.
+            carried = reanchoring.quotation.version_id == previous.pk
+            kind = reanchoring.status if carried else "found_again"
+            counts[kind] = counts.get(kind, 0) + 1
         record(actor=None, action="sourceversion.reanchor", target=version, changes=counts)
         quotations_reanchored.send(sender=Reanchoring, version=version, reanchorings=reanchorings)
     return reanchorings

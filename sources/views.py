@@ -199,10 +199,11 @@ def quote_finder_view(request, pk, number):
     if not request.htmx:
         # A page opened before a newer version came shows that version now: the
         # search goes to it, so the results are of the text shown above them.
-        current = version.source.latest_version
+        current = version.source.versions.current_first().without_text().first()
         if current is not None and current.is_ready and current.number != version.number:
             url = reverse("sources:quote_finder", args=[pk, current.number])
-            return redirect(f"{url}?{request.GET.urlencode()}")
+            query = request.GET.urlencode()
+            return redirect(f"{url}?{query}" if query else url)
     finder = QuoteFinderForm(request.GET)
     context = {"version": version, "finder": finder, "searched": False}
     if finder.is_valid():

@@ -110,4 +110,5 @@ def test_the_next_page_of_results_swaps_in_and_takes_the_focus_from_the_link_pre
     expect(focused).to_contain_text("; showing 21 to")
     assert first_range != focused.inner_text()
     expect(page.locator("h1")).to_have_text("Search")  # swapped in place, not a new page
+    expect(page).to_have_title("Search: turbine, page 2 · factcheck")  # told apart in the history
     expect(page.locator("#announcer")).to_have_text(focused.inner_text())

@@ -1369,6 +1369,8 @@ def test_the_history_writes_statuses_and_field_names_as_words(editor_client, edi
 def test_the_reviewer_to_assign_and_the_lead_editor_are_chosen_by_name(editor_client, claim):
     rosa = ReviewerFactory(username="rosa", first_name="Rosa", last_name="Alvarez")
     unnamed = ReviewerFactory(username="zed", first_name="", last_name="")
+    ReviewerFactory(username="amy", first_name="amy", last_name="lowercase")
+    ReviewerFactory(username="yan", first_name="Yan", last_name="Zhou")
 
     claim_page = lxml.html.fromstring(editor_client.get(claim.get_absolute_url()).text)
     new_case = lxml.html.fromstring(editor_client.get(reverse("claims:case_create")).text)
@@ -1379,6 +1381,9 @@ def test_the_reviewer_to_assign_and_the_lead_editor_are_chosen_by_name(editor_cl
     }
     assert offered[str(rosa.pk)] == "Rosa Alvarez (rosa)"
     assert offered[str(unnamed.pk)] == "zed"
+    # In the order the names read, capitals aside; a username stands for a missing name.
+    ours = ["amy lowercase (amy)", "Rosa Alvarez (rosa)", "Yan Zhou (yan)", "zed"]
+    assert [label for label in offered.values() if label in ours] == ours
     editor = claim.case.lead_editor or claim.author
     leads = [option.text for option in new_case.xpath("//select[@id='id_lead_editor']/option")]
     assert f"{editor.get_full_name()} ({editor.username})" in leads

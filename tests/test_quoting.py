@@ -13,10 +13,12 @@ from claims.services import claim_flags_clear
 from factcheck.models import AuditEvent
 from factcheck.search import search
 from sources.models import AnchoringStatus, Quotation, Reanchoring, SourceVersion
+from sources.selectors import source_reader
 from sources.services import (
     find_span,
     quotation_create,
     reanchoring_confirm,
+    source_update,
     source_version_create_from_text,
     source_version_upload,
     version_reanchor,
@@ -373,6 +375,52 @@ def test_text_still_gone_from_a_later_version_is_not_flagged_again():
     assert claim.needs_attention == flagged  # one reason, still version 2's
     assert not Reanchoring.objects.filter(quotation=claim.quotation, version=third).exists()
     assert claim.quotation.version.number == 1
+
+
+def test_text_back_after_its_source_was_renamed_still_takes_its_flag_off():
+    text = "Keep this sentence. Drop this claim entirely."
+    piece, claim = claim_quoting(text, "Drop this claim entirely.")
+    new_version(piece, "Keep this sentence.")
+    source_update(source=piece, actor=None, title="A new title for the piece")
+
+    new_version(piece, text)
+
+    claim.refresh_from_db()
+    assert claim.needs_attention == ""
+
+
+def test_evidence_whose_text_comes_back_two_versions_later_is_followed_and_unflagged():
+    claim, cited = claim_with_evidence_gone()  # gone from version 2
+    new_version(cited, "Keep this sentence. Still gone.")  # version 3: still gone
+    claim.refresh_from_db()
+    assert "no longer in version 2" in claim.needs_attention
+
+    fourth = new_version(cited, "Keep this sentence. Drop this\nwrapped passage entirely.")
+
+    claim.refresh_from_db()
+    assert claim.needs_attention == ""
+    (evidence,) = claim.evidence.all()
+    assert evidence.quotation.version == fourth
+    # Told apart on the source page from what was carried over from version 3 (nothing).
+    summary = source_reader(cited)["reanchoring_summary"]
+    assert summary.pop("found again") == 1
+    assert set(summary.values()) == {0}
+
+
+def test_confirming_new_wording_after_the_source_was_renamed_takes_the_flag_off(editor):
+    piece, claim = claim_quoting(
+        "Keep this sentence. The compiler took 467 seconds in all.",
+        "The compiler took 467 seconds in all.",
+    )
+    second = new_version(piece, "Keep this sentence. The compiler took 468 seconds in all.")
+    source_update(source=piece, actor=editor, title="A new title for the piece")
+    changed = Reanchoring.objects.get(version=second, status=AnchoringStatus.CHANGED)
+
+    reanchoring_confirm(reanchoring=changed, actor=editor)
+
+    claim.refresh_from_db()
+    assert claim.needs_attention == ""
+    assert claim.quotation == changed.new_quotation
 
 
 def test_text_that_comes_back_reworded_trades_its_gone_flag_for_a_confirmation():
