@@ -84,11 +84,29 @@ def _changed(reanchoring):
 def follow_confirmed_quotation(sender, reanchoring, actor, **kwargs):
     """
     Once a person confirms a changed quotation, its claims rely on the new words
-    and no longer carry the flag that asked for the confirmation.
+    and no longer carry the flag that asked for the confirmation. Confirmed after
+    a newer version came, the new words were carried on to it already: the
+    claims follow them there, as they would have on its arrival (or are flagged,
+    where the newer version changed or lost them).
     """
-    for claim in repoint_quotation(reanchoring.quotation, reanchoring.new_quotation):
+    claims = repoint_quotation(reanchoring.quotation, reanchoring.new_quotation)
+    for claim in claims:
         unflag_claim_about_quotation(claim, _changed(reanchoring))
         signoffs_revalidate(claim=claim, reason="a changed quotation was confirmed", actor=actor)
+    quotation = reanchoring.new_quotation if claims else None
+    while quotation is not None:
+        later = (
+            quotation.reanchorings.select_related("version__source")
+            .defer("version__extracted_text")
+            .order_by("version__number")
+            .first()
+        )
+        if later is None:
+            break
+        follow_reanchored_quotations(sender, version=later.version, reanchorings=[later])
+        # Carried on word for word: on to where that copy went in turn.
+        carried = later.status in {AnchoringStatus.UNCHANGED, AnchoringStatus.MOVED}
+        quotation = later.new_quotation if carried else None
 
 
 @receiver(source_retitled)

@@ -423,6 +423,40 @@ def test_confirming_new_wording_after_the_source_was_renamed_takes_the_flag_off(
     assert claim.quotation == changed.new_quotation
 
 
+def test_new_wording_confirmed_after_a_newer_version_came_is_followed_to_it(editor):
+    piece, claim = claim_quoting(
+        "Keep this sentence. The compiler took 467 seconds in all.",
+        "The compiler took 467 seconds in all.",
+    )
+    second = new_version(piece, "Keep this sentence. The compiler took 468 seconds in all.")
+    third = new_version(piece, "A new opening. The compiler took 468 seconds in all.")
+    changed = Reanchoring.objects.get(version=second, status=AnchoringStatus.CHANGED)
+
+    reanchoring_confirm(reanchoring=changed, actor=editor)
+
+    claim.refresh_from_db()
+    assert claim.needs_attention == ""
+    assert claim.quotation.version == third
+    assert claim.quotation.exact == "The compiler took 468 seconds in all."
+
+
+def test_new_wording_confirmed_after_a_newer_version_lost_it_flags_the_claim_for_that(editor):
+    piece, claim = claim_quoting(
+        "Keep this sentence. The compiler took 467 seconds in all.",
+        "The compiler took 467 seconds in all.",
+    )
+    second = new_version(piece, "Keep this sentence. The compiler took 468 seconds in all.")
+    new_version(piece, "Keep this sentence.")
+    changed = Reanchoring.objects.get(version=second, status=AnchoringStatus.CHANGED)
+
+    reanchoring_confirm(reanchoring=changed, actor=editor)
+
+    claim.refresh_from_db()
+    (reason,) = claim.needs_attention.splitlines()
+    assert "is no longer in version 3: “The compiler took 468 seconds in all.”." in reason
+    assert claim.quotation == changed.new_quotation
+
+
 def test_text_that_comes_back_reworded_trades_its_gone_flag_for_a_confirmation():
     text = "Keep this sentence. The compiler took 467 seconds in all."
     piece, claim = claim_quoting(text, "The compiler took 467 seconds in all.")
