@@ -103,6 +103,12 @@ def follow_confirmed_quotation(sender, reanchoring, actor, **kwargs):
         )
         if later is None:
             break
+        if later.status == AnchoringStatus.CHANGED and later.confirmed_at is not None:
+            # Its new words were confirmed already: nothing left to ask, only to follow.
+            for claim in repoint_quotation(quotation, later.new_quotation):
+                signoffs_revalidate(claim=claim, reason="a changed quotation was confirmed")
+            quotation = later.new_quotation
+            continue
         follow_reanchored_quotations(sender, version=later.version, reanchorings=[later])
         # Carried on word for word: on to where that copy went in turn.
         carried = later.status in {AnchoringStatus.UNCHANGED, AnchoringStatus.MOVED}

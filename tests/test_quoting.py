@@ -440,6 +440,29 @@ def test_new_wording_confirmed_after_a_newer_version_came_is_followed_to_it(edit
     assert claim.quotation.exact == "The compiler took 468 seconds in all."
 
 
+def test_confirming_an_older_change_follows_a_newer_change_confirmed_already(editor):
+    piece, claim = claim_quoting(
+        "Keep this sentence. The compiler took 467 seconds in all.",
+        "The compiler took 467 seconds in all.",
+    )
+    second = new_version(piece, "Keep this sentence. The compiler took 468 seconds in all.")
+    third = new_version(piece, "Keep this sentence. The compiler took 469 seconds in all.")
+    reanchoring_confirm(
+        reanchoring=Reanchoring.objects.get(version=third, status=AnchoringStatus.CHANGED),
+        actor=editor,
+    )
+
+    reanchoring_confirm(
+        reanchoring=Reanchoring.objects.get(version=second, status=AnchoringStatus.CHANGED),
+        actor=editor,
+    )
+
+    claim.refresh_from_db()
+    assert claim.needs_attention == ""
+    assert claim.quotation.version == third
+    assert claim.quotation.exact == "The compiler took 469 seconds in all."
+
+
 def test_new_wording_confirmed_after_a_newer_version_lost_it_flags_the_claim_for_that(editor):
     piece, claim = claim_quoting(
         "Keep this sentence. The compiler took 467 seconds in all.",
