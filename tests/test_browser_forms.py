@@ -57,8 +57,9 @@ def test_a_plain_form_sent_again_while_it_is_being_sent_is_not_sent_twice(
 def focus_in_the_form(page):
     """Wait for the focus in the claim's redrawn form: focus.js moves it once the swap settles."""
     try:
+        # A function, not an expression: the page's CSP forbids evaluating a string in it.
         page.wait_for_function(
-            "document.getElementById('claim-fields').contains(document.activeElement)",
+            "() => document.getElementById('claim-fields').contains(document.activeElement)",
             timeout=3000,
         )
     except PlaywrightTimeoutError:

@@ -766,7 +766,7 @@ def test_withdrawing_with_unsaved_changes_says_to_save_them_instead_of_asking(
     page.click("#claim-fields button:text-is('Save')")
     page.wait_for_selector("text=Claim saved.")
     page.click("button[value=withdraw]")
-    page.wait_for_function("document.querySelector('[data-unsaved-warning]') === null")
+    page.wait_for_function("() => document.querySelector('[data-unsaved-warning]') === null")
     assert questions == ["Withdraw this claim? A withdrawn claim cannot be brought back."]
     assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.DRAFT
 
@@ -800,7 +800,7 @@ def test_a_form_given_back_after_a_conflict_stops_a_withdrawal_until_it_matches_
     # Put back as saved, the form holds nothing unsaved: Withdraw asks, the warning goes.
     page.fill("#id_statement", saved_statement)
     page.click("button[value=withdraw]")
-    page.wait_for_function("document.querySelector('[data-unsaved-warning]') === null")
+    page.wait_for_function("() => document.querySelector('[data-unsaved-warning]') === null")
     assert questions == ["Withdraw this claim? A withdrawn claim cannot be brought back."]
 
 
