@@ -463,8 +463,8 @@ def version_reanchor(*, version):
         counts = {}
         for reanchoring in reanchorings:
             # Text an older version had lost is counted apart from what was carried.
-            carried = reanchoring.quotation.version_id == previous.pk
-            kind = reanchoring.status if carried else "found_again"
+            from_previous = reanchoring.quotation.version_id == previous.pk
+            kind = reanchoring.status if from_previous else "found_again"
             counts[kind] = counts.get(kind, 0) + 1
         record(actor=None, action="sourceversion.reanchor", target=version, changes=counts)
         quotations_reanchored.send(sender=Reanchoring, version=version, reanchorings=reanchorings)
