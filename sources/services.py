@@ -378,18 +378,16 @@ def previous_ready_version(version):
     )
 
 
-def stranded_quotations(version):
+def stranded_quotations(previous):
     """
-    The quotations of ``version``'s source that an earlier version orphaned and
-    that no version since has found again: left behind in versions older than
-    the one before ``version``, with every claim that relies on them flagged.
+    The quotations of ``previous``'s source that an earlier version orphaned
+    and that no version since has found again: left behind in versions older
+    than ``previous`` (the version before a new one), with every claim that
+    relies on them flagged.
     """
-    previous = previous_ready_version(version)
-    if previous is None:
-        return Quotation.objects.none()
     return (
         Quotation.objects.filter(
-            version__source_id=version.source_id,
+            version__source_id=previous.source_id,
             version__number__lt=previous.number,
             reanchorings__status=AnchoringStatus.ORPHANED,
         )
@@ -426,7 +424,7 @@ def version_reanchor(*, version):
         for quotation in previous.quotations.exclude(pk__in=already).order_by("start", "end")
     ]
     stranded = list(
-        stranded_quotations(version)
+        stranded_quotations(previous)
         .exclude(pk__in=already)
         .order_by("version__number", "start", "end")
     )
