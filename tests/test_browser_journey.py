@@ -741,9 +741,12 @@ def test_withdrawing_a_claim_asks_first(browser, live_server, desk):
     assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.WITHDRAWN
 
 
-def test_withdrawing_with_unsaved_changes_says_to_save_them_instead_of_asking(
-    browser, live_server, desk
-):
+def editor_on_a_draft_declining_every_question(browser, live_server, desk):
+    """
+    ``(page, claim, questions)``: the desk editor's page open on a draft claim,
+    where every question the page asks (a confirm dialog) is answered no and
+    recorded in ``questions``.
+    """
     _editor, _reviewer, case = desk
     claim = case.claims.filter(status=ClaimStatus.DRAFT).order_by("pk").first()
     page = new_page(browser)
@@ -751,6 +754,13 @@ def test_withdrawing_with_unsaved_changes_says_to_save_them_instead_of_asking(
     page.goto(f"{live_server.url}{claim.get_absolute_url()}")
     questions = []
     page.on("dialog", lambda dialog: (questions.append(dialog.message), dialog.dismiss()))
+    return page, claim, questions
+
+
+def test_withdrawing_with_unsaved_changes_says_to_save_them_instead_of_asking(
+    browser, live_server, desk
+):
+    page, claim, questions = editor_on_a_draft_declining_every_question(browser, live_server, desk)
 
     page.fill("#id_statement", "A wording not saved yet.")
     page.click("button[value=withdraw]")
@@ -774,18 +784,13 @@ def test_withdrawing_with_unsaved_changes_says_to_save_them_instead_of_asking(
 def test_a_form_given_back_after_a_conflict_stops_a_withdrawal_until_it_matches_the_saved_claim(
     browser, live_server, desk
 ):
-    _editor, _reviewer, case = desk
-    claim = case.claims.filter(status=ClaimStatus.DRAFT).order_by("pk").first()
-    page = new_page(browser)
-    log_in(page, live_server.url, "eddie")
-    page.goto(f"{live_server.url}{claim.get_absolute_url()}")
-    questions = []
-    page.on("dialog", lambda dialog: (questions.append(dialog.message), dialog.dismiss()))
+    editor, _reviewer, _case = desk
+    page, claim, questions = editor_on_a_draft_declining_every_question(browser, live_server, desk)
 
     page.fill("#id_statement", "My wording.")
     # Someone else saves first: the form comes back with my wording, not saved.
     claim_update(
-        claim=claim, editor=_editor, expected_version=claim.version, claimant="Their claimant"
+        claim=claim, editor=editor, expected_version=claim.version, claimant="Their claimant"
     )
     saved_statement = claim.statement
     page.click("#claim-fields button:text-is('Save')")

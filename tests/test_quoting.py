@@ -407,14 +407,25 @@ def test_evidence_whose_text_comes_back_two_versions_later_is_followed_and_unfla
     assert set(summary.values()) == {0}
 
 
-def test_confirming_new_wording_after_the_source_was_renamed_takes_the_flag_off(editor):
+def claim_whose_figure_changed_in_a_second_version():
+    """``(piece, claim, second)``: a claim quoting a figure that the piece's version 2 changed."""
     piece, claim = claim_quoting(
         "Keep this sentence. The compiler took 467 seconds in all.",
         "The compiler took 467 seconds in all.",
     )
     second = new_version(piece, "Keep this sentence. The compiler took 468 seconds in all.")
+    return piece, claim, second
+
+
+def changed_in(version):
+    """The re-anchoring that found a quotation's words changed in ``version``."""
+    return Reanchoring.objects.get(version=version, status=AnchoringStatus.CHANGED)
+
+
+def test_confirming_new_wording_after_the_source_was_renamed_takes_the_flag_off(editor):
+    piece, claim, second = claim_whose_figure_changed_in_a_second_version()
     source_update(source=piece, actor=editor, title="A new title for the piece")
-    changed = Reanchoring.objects.get(version=second, status=AnchoringStatus.CHANGED)
+    changed = changed_in(second)
 
     reanchoring_confirm(reanchoring=changed, actor=editor)
 
@@ -424,13 +435,9 @@ def test_confirming_new_wording_after_the_source_was_renamed_takes_the_flag_off(
 
 
 def test_new_wording_confirmed_after_a_newer_version_came_is_followed_to_it(editor):
-    piece, claim = claim_quoting(
-        "Keep this sentence. The compiler took 467 seconds in all.",
-        "The compiler took 467 seconds in all.",
-    )
-    second = new_version(piece, "Keep this sentence. The compiler took 468 seconds in all.")
+    piece, claim, second = claim_whose_figure_changed_in_a_second_version()
     third = new_version(piece, "A new opening. The compiler took 468 seconds in all.")
-    changed = Reanchoring.objects.get(version=second, status=AnchoringStatus.CHANGED)
+    changed = changed_in(second)
 
     reanchoring_confirm(reanchoring=changed, actor=editor)
 
@@ -441,21 +448,11 @@ def test_new_wording_confirmed_after_a_newer_version_came_is_followed_to_it(edit
 
 
 def test_confirming_an_older_change_follows_a_newer_change_confirmed_already(editor):
-    piece, claim = claim_quoting(
-        "Keep this sentence. The compiler took 467 seconds in all.",
-        "The compiler took 467 seconds in all.",
-    )
-    second = new_version(piece, "Keep this sentence. The compiler took 468 seconds in all.")
+    piece, claim, second = claim_whose_figure_changed_in_a_second_version()
     third = new_version(piece, "Keep this sentence. The compiler took 469 seconds in all.")
-    reanchoring_confirm(
-        reanchoring=Reanchoring.objects.get(version=third, status=AnchoringStatus.CHANGED),
-        actor=editor,
-    )
+    reanchoring_confirm(reanchoring=changed_in(third), actor=editor)
 
-    reanchoring_confirm(
-        reanchoring=Reanchoring.objects.get(version=second, status=AnchoringStatus.CHANGED),
-        actor=editor,
-    )
+    reanchoring_confirm(reanchoring=changed_in(second), actor=editor)
 
     claim.refresh_from_db()
     assert claim.needs_attention == ""
@@ -464,13 +461,9 @@ def test_confirming_an_older_change_follows_a_newer_change_confirmed_already(edi
 
 
 def test_new_wording_confirmed_after_a_newer_version_lost_it_flags_the_claim_for_that(editor):
-    piece, claim = claim_quoting(
-        "Keep this sentence. The compiler took 467 seconds in all.",
-        "The compiler took 467 seconds in all.",
-    )
-    second = new_version(piece, "Keep this sentence. The compiler took 468 seconds in all.")
+    piece, claim, second = claim_whose_figure_changed_in_a_second_version()
     new_version(piece, "Keep this sentence.")
-    changed = Reanchoring.objects.get(version=second, status=AnchoringStatus.CHANGED)
+    changed = changed_in(second)
 
     reanchoring_confirm(reanchoring=changed, actor=editor)
 
