@@ -6,6 +6,7 @@ from django.core.validators import slug_re
 from django.db.models import Value
 from django.db.models.functions import Coalesce, Concat, Lower, NullIf
 from django.utils import timezone
+from django.utils.functional import cached_property
 
 from claims.models import (
     CORRECTION_TEXT_CHARS,
@@ -20,7 +21,6 @@ from claims.models import (
 from claims.services import reviewer_already_assigned
 from factcheck.roles import EDITOR, REVIEWER
 from factcheck.shortcuts import id_or_none, without_control_characters
-from factcheck.widgets import LongModelChoiceField
 from sources.models import Quotation, Source, SourceRole
 
 #: A case's address as its help text describes it: words joined by single hyphens.
@@ -46,7 +46,6 @@ class ClaimForm(forms.ModelForm):
             "statement": forms.Textarea(attrs={"rows": 3}),
             "rationale": forms.Textarea(attrs={"rows": 8}),
         }
-        field_classes = {"verdict": LongModelChoiceField}
         help_texts = {"rationale": "Markdown: **bold**, *italic*, lists, [links](https://…)."}
 
     def __init__(self, *args, **kwargs):
@@ -179,7 +178,7 @@ class EvidenceForm(forms.Form):
         )
 
 
-class PersonChoiceField(LongModelChoiceField):
+class PersonChoiceField(forms.ModelChoiceField):
     """A choice of one user, named as the pages name people: full name, then username."""
 
     def label_from_instance(self, obj):
@@ -208,6 +207,11 @@ class AssignForm(forms.Form):
             .exclude(pk=claim.author_id)
             .exclude(review_assignments__claim=claim)
         )
+
+    @cached_property
+    def reviewers_left(self):
+        """Whether anyone is left to assign (the page says so when nobody is)."""
+        return self.fields["reviewer"].queryset.exists()
 
     def clean(self):
         # A page opened before another editor assigned the same reviewer still offers
@@ -257,7 +261,6 @@ class CaseForm(forms.ModelForm):
         fields = ["title", "slug", "source_under_check", "lead_editor"]
         help_texts = {"slug": "The case's address: lowercase words joined by hyphens."}
         field_classes = {
-            "source_under_check": LongModelChoiceField,
             "lead_editor": PersonChoiceField,
         }
 
@@ -317,9 +320,6 @@ class CorrectionForm(forms.ModelForm):
             "what_is_right": _LogEntryTextarea(attrs={"rows": 3}),
             "reason": _LogEntryTextarea(attrs={"rows": 2}),
         }
-        field_classes = dict.fromkeys(
-            ["case", "claim", "new_verdict", "supersedes"], LongModelChoiceField
-        )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -1,22 +1,10 @@
 """Reads for the claims app: what the pages list, with their queries bounded."""
 
-import copy
-import functools
 from collections import Counter
-from typing import NamedTuple
 
 from django.contrib.auth import get_user_model
-from django.db import connection
-from django.db.models import (
-    Count,
-    Exists,
-    F,
-    FilteredRelation,
-    OuterRef,
-    Q,
-    Subquery,
-)
-from django.db.models.functions import Coalesce
+from django.db.models import Count, Exists, F, OuterRef, Prefetch, Subquery
+from django.db.models.functions import Coalesce, Lower
 from django.urls import reverse
 from django.utils.html import format_html
 
@@ -32,10 +20,7 @@ from claims.models import (
 )
 from factcheck.audit import latest_history_for
 from factcheck.database import containing_words
-from factcheck.prepared import PreparedRead, remember_related
-from factcheck.reference_data import kept
 from factcheck.roles import (
-    EVERY_CLAIM,
     cases_in_reach,
     claim_reach,
     claims_in_reach,
@@ -45,73 +30,22 @@ from sources.highlighting import cached_marked_part
 from sources.models import AnchoringStatus, Quotation, Reanchoring, SourceVersion
 
 
-class ClaimRow(NamedTuple):
-    """
-    What a claim's row on the case page shows (``claims/case_detail.html#claim-row``),
-    as plain values: read as tuples, with no model instances to build, and keyed
-    by the fragment cache (factcheck.fragments) without walking any. A value the
-    row shows that is not here cannot be shown.
-    """
-
-    pk: int
-    statement: str
-    claimant: str
-    status: str
-    needs_attention: str
-    rationale: str
-    exact: str
-    verdict_label: str | None
-    #: The claim's number in its case (``Claim.number``), and its case's slug.
-    number: int = 0
-    case_slug: str = ""
-
-    def get_absolute_url(self):
-        return reverse("claims:claim_detail", args=[self.case_slug, self.pk])
-
-    def get_status_display(self):
-        # As the model's own: the stored value itself if it is not a choice.
-        return _STATUS_LABELS.get(self.status, self.status)
-
-
-_STATUS_LABELS = dict(ClaimStatus.choices)
-
-
-def case_list(user=None):
-    """Every case (or every case ``user`` may open) with its claim counts, newest first."""
-    if user is None:
-        return _case_list(EVERY_CLAIM, user_id=0)
-    return _case_list(claim_reach(user), user_id=user.pk)
-
-
-def case_list_rows(user):
-    """``case_list(user)`` as a prepared read that ``CountedPaginator`` cuts pages from."""
-    return _case_list_rows.sliced(claim_reach(user), user_id=user.pk)
-
-
-def case_count(user):
-    """How many cases ``user`` may open (the case list lists them all)."""
-    return _cases_in_reach.count(claim_reach(user), user_id=user.pk)
-
-
-_cases_in_reach = PreparedRead(
-    lambda reach, *, user_id: cases_in_reach(reach, user_id).order_by().values("pk")
-)
-
-
-def _case_list(reach, *, user_id):
-    cases = cases_in_reach(reach, user_id)
+def case_list(user):
+    """Every case ``user`` may open, with its claim counts, newest first."""
     # Counted per listed case (a subquery each, run for the page's rows only),
     # not by grouping every claim of the desk before the page is cut; COUNT(*)
     # is answered from the (case, status) index without reading the claims.
     claims = Claim.objects.filter(case=OuterRef("pk")).order_by().values("case")
     return (
-        cases.select_related("source_under_check", "lead_editor")
+        cases_in_reach(claim_reach(user), user.pk)
+        .select_related("source_under_check", "lead_editor")
         # What a row of the case list shows (claims/case_list.html#case-row).
         .only(
             "slug",
             "title",
             "status",
             "created_at",
+            "updated_at",
             "source_under_check__title",
             "lead_editor__username",
             "lead_editor__first_name",
@@ -131,64 +65,32 @@ def _case_list(reach, *, user_id):
     )
 
 
-_case_list_rows = PreparedRead(_case_list)
-
-
-_case_with_people = PreparedRead(
-    lambda reach, *, slug, user_id: (
-        cases_in_reach(reach, user_id)
-        .filter(slug=slug)
-        .select_related("source_under_check", "lead_editor")
-    )
-)
-
-
 def case_in_reach(slug, user):
     """
     The case ``slug`` with its piece under check and its lead editor, if
     ``user`` may open it (``cases_visible_to``); else Case.DoesNotExist.
     """
-    return _case_with_people.one(claim_reach(user), slug=slug, user_id=user.pk or 0)
-
-
-#: What the case page shows of the piece's current version: all but its text, which
-#: can run to megabytes (a cached rendering stands in for it).
-_PIECE_VERSION_FIELDS = tuple(
-    field.attname for field in SourceVersion._meta.concrete_fields if field.name != "extracted_text"
-)
-
-
-def _case_with_piece(reach, *, slug, user_id):
-    current = (
-        SourceVersion.objects.filter(source_id=OuterRef("source_under_check_id"))
-        .current_first()
-        .values("pk")[:1]
+    return (
+        cases_in_reach(claim_reach(user), user.pk or 0)
+        .select_related("source_under_check", "lead_editor")
+        .get(slug=slug)
     )
-    # Django cannot defer a field through a FilteredRelation's select_related: the
-    # version's columns are read as annotations instead, and made a version again.
-    return _case_with_people.build(reach, slug=slug, user_id=user_id).annotate(
-        piece_version=FilteredRelation(
-            "source_under_check__versions",
-            condition=Q(source_under_check__versions__pk=Subquery(current)),
-        ),
-        **{f"piece_version_{name}": F(f"piece_version__{name}") for name in _PIECE_VERSION_FIELDS},
-    )
-
-
-_case_with_piece_version = PreparedRead(_case_with_piece)
 
 
 def case_with_piece_in_reach(slug, user):
     """
     ``(case, version)``: ``case_in_reach``, and the piece's current version
     (``SourceVersionQuerySet.current_first``; None before an upload), its text
-    left in the database, read in the same query.
+    left in the database.
     """
-    case = _case_with_piece_version.one(claim_reach(user), slug=slug, user_id=user.pk or 0)
-    values = [case.__dict__.pop(f"piece_version_{name}") for name in _PIECE_VERSION_FIELDS]
-    if values[_PIECE_VERSION_FIELDS.index(SourceVersion._meta.pk.attname)] is None:
-        return case, None
-    return case, SourceVersion.from_db(case._state.db, _PIECE_VERSION_FIELDS, values)
+    case = case_in_reach(slug, user)
+    version = (
+        SourceVersion.objects.filter(source_id=case.source_under_check_id)
+        .current_first()
+        .without_text()
+        .first()
+    )
+    return case, version
 
 
 def case_claim_index(case, user=None):
@@ -200,16 +102,8 @@ def case_claim_index(case, user=None):
     the claims themselves. With ``user``, only the claims within their reach
     (``claims_visible_to``) are listed.
     """
-    rows = _claim_index_rows(case_id=case.pk)
-    if user is not None and not sees_every_case(user):
-        visible = set(_claim_ids_in_reach(claim_reach(user), case_id=case.pk, user_id=user.pk))
-        rows = [row for row in rows if row["pk"] in visible]
-    return rows
-
-
-_claim_index_rows = PreparedRead(
-    lambda *, case_id: (
-        Claim.objects.filter(case_id=case_id)
+    rows = (
+        Claim.objects.filter(case=case)
         .order_by("quotation__start", "quotation__end", "id")
         .values(
             "pk",
@@ -222,12 +116,9 @@ _claim_index_rows = PreparedRead(
             version_id=F("quotation__version_id"),
         )
     )
-)
-_claim_ids_in_reach = PreparedRead(
-    lambda reach, *, case_id, user_id: (
-        claims_in_reach(reach, user_id).filter(case_id=case_id).values_list("pk", flat=True)
-    )
-)
+    if user is not None and not sees_every_case(user):
+        rows = rows.filter(pk__in=claims_in_reach(claim_reach(user), user.pk).values("pk"))
+    return list(rows)
 
 
 def claims_reviewed_by(case, reviewer_id):
@@ -241,28 +132,19 @@ def claims_reviewed_by(case, reviewer_id):
 
 def claims_for_rows(case, rows):
     """
-    A ``ClaimRow`` for each claim of ``case`` that ``rows`` (from
-    ``case_claim_index``) list, in that order, numbered.
+    The claims of ``case`` that ``rows`` (from ``case_claim_index``) list, in
+    that order, with what a row of the case page shows of each.
     """
-    place = {row["pk"]: (index, row["number"]) for index, row in enumerate(rows)}
-    claims = [
-        ClaimRow(*values, number=place[values[0]][1], case_slug=case.slug)
-        for values in _claim_row_values(pks=tuple(place))
-    ]
-    claims.sort(key=lambda claim: place[claim.pk][0])
-    return claims
-
-
-_claim_row_values = PreparedRead(
-    lambda *, pks: (
-        Claim.objects.filter(pk__in=pks)
-        # Sorted by the caller, in the index's order: the model's ordering would join the case and
-        # the quotation into a sort that is thrown away (and planning it costs more
-        # than the rows).
+    place = {row["pk"]: index for index, row in enumerate(rows)}
+    claims = list(
+        Claim.objects.filter(pk__in=place)
+        # Sorted here, in the index's order: the model's ordering would join the
+        # case and the quotation into a sort that is thrown away.
         .order_by()
-        # In ClaimRow's order.
-        .values_list(
-            "pk",
+        .select_related("quotation", "verdict")
+        .only(
+            "number",
+            "case_id",
             "statement",
             "claimant",
             "status",
@@ -272,7 +154,10 @@ _claim_row_values = PreparedRead(
             "verdict__label",
         )
     )
-)
+    for claim in claims:
+        claim.case = case
+    claims.sort(key=lambda claim: place[claim.pk])
+    return claims
 
 
 def case_marked_part(case, version, rows, *, at=0):
@@ -329,18 +214,6 @@ def claim_status_summary(case, *, index=None):
     return [(value, label, counts.get(value, 0)) for value, label in ClaimStatus.choices]
 
 
-def assignment_count(user):
-    """How many review assignments ``user`` has (My reviews lists them all with ``?show=all``)."""
-    return _assignments_of.count(reviewer_id=user.pk)
-
-
-_assignments_of = PreparedRead(
-    lambda *, reviewer_id: (
-        ReviewAssignment.objects.filter(reviewer_id=reviewer_id).order_by().values("pk")
-    )
-)
-
-
 def reviews_for(user, *, awaiting_only=False):
     """
     The review assignments of ``user``: undecided ones first (overdue ones at
@@ -348,21 +221,12 @@ def reviews_for(user, *, awaiting_only=False):
     ``awaiting_only``, only those awaiting their decision (undecided, of a
     claim in review), the ones ``open_review_count`` counts.
     """
-    return _reviews_for(awaiting_only, reviewer_id=user.pk)
-
-
-def review_rows(user, *, awaiting_only=False):
-    """``reviews_for(user)`` as a prepared read that ``CountedPaginator`` cuts pages from."""
-    return _review_rows.sliced(awaiting_only, reviewer_id=user.pk)
-
-
-def _reviews_for(awaiting_only, *, reviewer_id):
-    assignments = ReviewAssignment.objects.filter(reviewer_id=reviewer_id)
+    assignments = ReviewAssignment.objects.filter(reviewer=user)
     # Undecided first, by due date. Not "in review first": ordering by the claim's
-    # status sorts all of a busy reviewer's assignments on every page (8 → 18 ms on
-    # the scale dataset) where the assignments' own index hands out one page; the
-    # ones in review have a list of their own, read in the order of the index on
-    # undecided assignments (assignment_awaiting_by_due).
+    # status sorts all of a busy reviewer's assignments on every page, where the
+    # assignments' own index hands out one page; the ones in review have a list of
+    # their own, read in the order of the index on undecided assignments
+    # (assignment_awaiting_by_due).
     order = [F("due_on").asc(nulls_last=True), "assigned_at", "id"]
     if awaiting_only:
         assignments = assignments.filter(
@@ -372,115 +236,66 @@ def _reviews_for(awaiting_only, *, reviewer_id):
         order.insert(0, F("decided_at").desc(nulls_first=True))
     return (
         assignments.select_related("claim__case")
-        # What a row of My reviews shows (claims/my_reviews.html#assignment-row); the
-        # assignment's columns are all in the index assignment_awaiting_by_due.
+        # What a row of My reviews shows (claims/my_reviews.html#assignment-row).
         .only("due_on", "decision", "claim__statement", "claim__status", "claim__case__title")
         .order_by(*order)
     )
 
 
-_review_rows = PreparedRead(_reviews_for)
-
-
-@functools.cache
-def _open_review_count_sql():
-    tables = {
-        "assignment": connection.ops.quote_name(ReviewAssignment._meta.db_table),
-        "claim": connection.ops.quote_name(Claim._meta.db_table),
-    }
-    # Undecided is decided_at null (a constraint says so): two partial indexes answer it.
-    # The status is written into the text, not passed: a prepared statement's generic
-    # plan cannot use the index on claims in review for a parameter, so PostgreSQL would
-    # plan the query afresh on every page (1 ms, against 0.02 ms to run it). Only quoted
-    # table names and that constant (a plain word of the model's choices) go into the text.
-    return (  # noqa: S608
-        "SELECT COUNT(*) FROM {assignment} a JOIN {claim} c ON c.id = a.claim_id "
-        "WHERE a.reviewer_id = %s AND a.decided_at IS NULL AND c.status = '{in_review}'"
-    ).format(**tables, in_review=ClaimStatus.IN_REVIEW.value)
-
-
 def open_review_count(user):
-    """
-    How many claims in review wait for ``user``'s decision (shown in the
-    navigation, so on every page: plain SQL, which costs a fraction of building
-    the same query with the ORM each time).
-    """
+    """How many claims in review wait for ``user``'s decision (the menu shows it)."""
     if not user.is_authenticated:
         return 0
-    with connection.cursor() as cursor:
-        cursor.execute(_open_review_count_sql(), [user.pk])
-        return cursor.fetchone()[0]
+    # Undecided is decided_at null (a constraint says so): a partial index answers it.
+    return ReviewAssignment.objects.filter(
+        reviewer=user, decided_at__isnull=True, claim__status=ClaimStatus.IN_REVIEW
+    ).count()
 
 
-def _claim_shown(reach, *, user_id, **lookup):
-    """The claim ``lookup`` finds within ``reach``, with what its page shows of it."""
+def _claims_shown(user):
+    """The claims within ``user``'s reach (all without one), with what their page shows."""
+    claims = Claim.objects.all() if user is None else claims_in_reach(claim_reach(user), user.pk)
     return (
-        claims_in_reach(reach, user_id)
-        .filter(**lookup)
-        .select_related("quotation__version__source", "verdict", "author")
+        claims.select_related("quotation__version__source", "verdict", "author")
         # The versions' texts (up to megabytes each) are not shown: never fetch them.
         .defer("quotation__version__extracted_text")
-        # Whether to read its retraction (Claim.retraction): rarely, so not by a join.
         .annotate(
+            # Whether to read its retraction (Claim.retraction): rarely, so not by a join.
             is_retracted=Exists(
                 Correction.objects.published_retractions().filter(claim=OuterRef("pk"))
             ),
             passage_out_of_date=Exists(own_passage_carried_on(OuterRef("quotation_id"))),
         )
+        .prefetch_related(
+            Prefetch(
+                "evidence",
+                queryset=Evidence.objects.select_related("quotation__version__source", "added_by")
+                .defer("quotation__version__extracted_text")
+                .order_by("added_at", "id"),
+            ),
+            Prefetch(
+                "assignments",
+                queryset=ReviewAssignment.objects.select_related(
+                    "reviewer", "assigned_by"
+                ).order_by("assigned_at", "id"),
+            ),
+            Prefetch(
+                "comments",
+                queryset=Comment.objects.select_related("author").order_by("created_at", "id"),
+            ),
+        )
     )
-
-
-# The claim page's reads, the same on every request: compiled once (see
-# factcheck.prepared), which saves most of the page's time in the ORM.
-_claim_of_case = PreparedRead(
-    lambda reach, *, case_id, pk, user_id: _claim_shown(
-        reach, user_id=user_id, case_id=case_id, pk=pk
-    )
-)
-# With its case, for the page opened by its address: one round trip fewer. A claim
-# within reach is of a case within reach (factcheck.roles.cases_in_reach).
-_claim_with_case = PreparedRead(
-    lambda reach, *, slug, pk, user_id: _claim_shown(
-        reach, user_id=user_id, case__slug=slug, pk=pk
-    ).select_related("case__source_under_check", "case__lead_editor")
-)
-_evidence_of_claim = PreparedRead(
-    lambda *, claim_id: (
-        Evidence.objects.filter(claim_id=claim_id)
-        .select_related("quotation__version__source", "added_by")
-        .defer("quotation__version__extracted_text")
-        .order_by("added_at", "id")
-    )
-)
-_assignments_of_claim = PreparedRead(
-    lambda *, claim_id: (
-        ReviewAssignment.objects.filter(claim_id=claim_id)
-        .select_related("reviewer", "assigned_by")
-        .order_by("assigned_at", "id")
-    )
-)
-_comments_on_claim = PreparedRead(
-    lambda *, claim_id: (
-        Comment.objects.filter(claim_id=claim_id)
-        .select_related("author")
-        .order_by("created_at", "id")
-    )
-)
 
 
 def claim_for_page(case, pk, user=None):
     """
-    The claim of ``case`` with everything its page shows, in a fixed number of
-    queries; with ``user``, Claim.DoesNotExist unless it is within their reach.
-    ``case`` becomes ``claim.case``: select its ``source_under_check`` with it.
-    Its evidence, assignments and comments are read as ``prefetch_related``
-    would keep them (``claim.evidence.all()`` runs no query).
+    The claim ``pk`` of ``case`` with everything its page shows, in a fixed
+    number of queries; with ``user``, Claim.DoesNotExist unless it is within
+    their reach. ``case`` becomes ``claim.case``.
     """
-    reach = EVERY_CLAIM if user is None else claim_reach(user)
-    user_id = 0 if user is None else user.pk
-    claim = _claim_of_case.one(reach, case_id=case.pk, pk=pk, user_id=user_id)
+    claim = _claims_shown(user).get(case=case, pk=pk)
     claim.case = case
-    return _with_its_lists(claim)
+    return claim
 
 
 def claim_at(slug, pk, user):
@@ -489,15 +304,12 @@ def claim_at(slug, pk, user):
     its piece under check and lead editor) read with it; Claim.DoesNotExist
     unless ``user`` may open it.
     """
-    reach = claim_reach(user)
-    return _with_its_lists(_claim_with_case.one(reach, slug=slug, pk=pk, user_id=user.pk or 0))
-
-
-def _with_its_lists(claim):
-    remember_related(claim, "evidence", _evidence_of_claim(claim_id=claim.pk))
-    remember_related(claim, "assignments", _assignments_of_claim(claim_id=claim.pk))
-    remember_related(claim, "comments", _comments_on_claim(claim_id=claim.pk))
-    return claim
+    # A claim within reach is of a case within reach (factcheck.roles.cases_in_reach).
+    return (
+        _claims_shown(user)
+        .select_related("case__source_under_check", "case__lead_editor")
+        .get(case__slug=slug, pk=pk)
+    )
 
 
 def claim_history(claim):
@@ -556,41 +368,18 @@ def case_filter_choices(case, *, reviewers=True):
     filtered by; no reviewers without ``reviewers`` (a reviewer's list holds
     only their claims).
     """
-    # Ratings and names seldom change: kept between their changes (factcheck/reference_data.py).
-    choices = {
-        "verdicts": [
-            copy.copy(rating) for rating in kept("ratings", "in order", _verdicts, model=Rating)
-        ],
-        "reviewers": [],
-    }
+    choices = {"verdicts": list(Rating.objects.order_by("order")), "reviewers": []}
     if reviewers:
-        names = kept("accounts", "names", _user_names, model=get_user_model())
-        # One deleted since its assignments were read has none left.
-        shown = sorted(
-            (names[pk][0].casefold(), pk)
-            for pk in _reviewer_ids_of_case(case_id=case.pk)
-            if pk in names
+        people = (
+            get_user_model()
+            .objects.filter(
+                pk__in=ReviewAssignment.objects.filter(claim__case=case).values("reviewer_id")
+            )
+            .order_by(Lower("username"), "pk")
         )
-        choices["reviewers"] = [(str(pk), names[pk][1]) for _username, pk in shown]
+        choices["reviewers"] = [(str(person.pk), _name_of(person)) for person in people]
     return choices
 
 
-_reviewer_ids_of_case = PreparedRead(
-    lambda *, case_id: (
-        ReviewAssignment.objects.filter(claim__case_id=case_id)
-        .order_by()
-        .values_list("reviewer_id", flat=True)
-        .distinct()
-    )
-)
-_verdicts = PreparedRead(lambda: Rating.objects.order_by("order"))
-
-
-def _user_names():
-    """``{id: (username, name shown)}`` of every user: a few hundred at a national desk."""
-    return {
-        pk: (username, f"{first_name} {last_name}".strip() or username)
-        for pk, username, first_name, last_name in get_user_model().objects.values_list(
-            "pk", "username", "first_name", "last_name"
-        )
-    }
+def _name_of(user):
+    return user.get_full_name() or user.username

@@ -53,12 +53,10 @@ from claims.reports import (
     report_submit,
 )
 from claims.selectors import (
-    assignment_count,
     case_claim_index,
-    case_count,
     case_filter_choices,
     case_in_reach,
-    case_list_rows,
+    case_list,
     case_marked_part,
     case_with_piece_in_reach,
     claim_at,
@@ -68,7 +66,7 @@ from claims.selectors import (
     claims_for_rows,
     claims_reviewed_by,
     quotations_for_evidence,
-    review_rows,
+    reviews_for,
 )
 from claims.services import (
     EDITABLE_FIELDS,
@@ -88,10 +86,8 @@ from claims.services import (
 )
 from claims.workflow import Action, allowed_actions, claim_content, claim_digest, claim_transition
 from factcheck.auth import client_address
-from factcheck.context_processors import open_reports_for, open_reviews_of
-from factcheck.desk_pages import desk_page
-from factcheck.fragments import rendered_rows
-from factcheck.pagination import CountedPaginator, Paginator
+from factcheck.context_processors import open_reports_for
+from factcheck.pagination import Paginator
 from factcheck.public_pages import public_page
 from factcheck.roles import claims_visible_to, is_editor, sees_every_case
 from factcheck.shortcuts import found_or_404, id_or_none, plain_answer, post_or_back_to
@@ -109,13 +105,9 @@ CORRECTIONS_PER_PAGE = 20
 
 
 @permission_required("claims.view_case", raise_exception=True)
-@desk_page
 def case_list_view(request):
-    page = CountedPaginator(
-        case_list_rows(request.user), CASES_PER_PAGE, count=lambda: case_count(request.user)
-    ).get_page(request.GET.get("page"))
-    rows = rendered_rows("claims/case_list.html#case-row", "case", page.object_list)
-    return render(request, "claims/case_list.html", {"page": page, "case_rows": rows})
+    page = Paginator(case_list(request.user), CASES_PER_PAGE).get_page(request.GET.get("page"))
+    return render(request, "claims/case_list.html", {"page": page})
 
 
 def _filtered(case, rows, *, status, verdict, reviewer):
@@ -132,7 +124,6 @@ def _filtered(case, rows, *, status, verdict, reviewer):
 
 
 @permission_required("claims.view_case", raise_exception=True)
-@desk_page
 def case_detail_view(request, slug, create_form=None, status_code=200):
     case, version = found_or_404(case_with_piece_in_reach, slug, request.user)
     filters = {
@@ -151,9 +142,7 @@ def case_detail_view(request, slug, create_form=None, status_code=200):
     context = {
         "case": case,
         "page": page,
-        "claim_rows": rendered_rows(
-            "claims/case_detail.html#claim-row", "claim", claims_for_rows(case, page.object_list)
-        ),
+        "claims": claims_for_rows(case, page.object_list),
         "filtered": any(filters.values()),
         # Paging through the claims without JavaScript stays in the same part.
         "filter_query": urlencode(
@@ -264,7 +253,6 @@ def case_create_view(request):
 
 
 @permission_required("claims.view_reviewassignment", raise_exception=True)
-@desk_page
 def my_reviews_view(request):
     """
     The reviews awaiting the user's decision (the ones the navigation counts),
@@ -272,13 +260,10 @@ def my_reviews_view(request):
     and withdrawn ones too.
     """
     show_all = request.GET.get("show") == "all"
-    page = CountedPaginator(
-        review_rows(request.user, awaiting_only=not show_all),
-        REVIEWS_PER_PAGE,
-        count=lambda: assignment_count(request.user) if show_all else open_reviews_of(request),
+    page = Paginator(
+        reviews_for(request.user, awaiting_only=not show_all), REVIEWS_PER_PAGE
     ).get_page(request.GET.get("page"))
-    rows = rendered_rows("claims/my_reviews.html#assignment-row", "assignment", page.object_list)
-    context = {"page": page, "assignment_rows": rows, "show_all": show_all}
+    context = {"page": page, "show_all": show_all}
     return render(request, "claims/my_reviews.html", context)
 
 
@@ -594,7 +579,6 @@ def _partial(request, name, context, status=200):
 
 
 @permission_required("claims.view_claim", raise_exception=True)
-@desk_page
 def claim_detail_view(request, slug, pk):
     claim = found_or_404(claim_at, slug, pk, request.user)
     return render(

@@ -3,7 +3,6 @@
 from django.contrib.contenttypes.models import ContentType
 
 from factcheck.models import AuditEvent
-from factcheck.prepared import PreparedRead
 
 
 def acting_user(actor):
@@ -29,17 +28,10 @@ def record(*, actor, action, target, changes=None):
     )
 
 
-_latest_events = PreparedRead(
-    lambda count, *, target_type_id, target_id: AuditEvent.objects.filter(
-        target_type_id=target_type_id, target_id=target_id
-    ).select_related("actor")[:count]
-)
-
-
 def latest_history_for(target, count):
     """The ``count`` latest audit events about ``target``, newest first, in a list."""
-    return _latest_events(
-        count,
-        target_type_id=ContentType.objects.get_for_model(target).pk,
-        target_id=str(target.pk),
+    return list(
+        AuditEvent.objects.filter(
+            target_type=ContentType.objects.get_for_model(target), target_id=str(target.pk)
+        ).select_related("actor")[:count]
     )

@@ -36,9 +36,6 @@ from django.core.files.storage import FileSystemStorage, default_storage
 from django.db import connection, transaction
 from django.utils import timezone
 
-from factcheck import reference_data
-from factcheck.desk_pages import note_write
-
 MANIFEST = "manifest.json"
 MEDIA_ARCHIVE = "media.tar"
 DATABASE_FILES = {"sqlite": "database.sqlite3", "postgresql": "database.dump"}
@@ -287,11 +284,6 @@ def restore_backup(directory):
         # Unpack and check the files first, so a bad archive leaves everything alone.
         _restore_media(directory / manifest["media"]["archive"], manifest["media"]["files"])
     _restore_database(directory / manifest["database"]["file"])
-    # pg_restore and SQLite's backup API write past Django's cursors, which
-    # otherwise tell the desk page cache of every write.
-    if settings.DESK_PAGE_CACHE:
-        note_write()
-        reference_data.forget_all()
     # What was cached from the replaced database may be keyed by ids that the
     # restored one hands out again for other rows. (On Redis this empties the
     # shared database: sessions are read again from the restored tables.)

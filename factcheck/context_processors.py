@@ -2,7 +2,6 @@ import functools
 
 from django.urls import get_script_prefix, reverse
 
-from factcheck.reference_data import kept
 from factcheck.roles import SIGN_OFF_CLAIM, role_names
 
 #: ``(label, URL name, names of other pages of its section)``.
@@ -44,16 +43,14 @@ def open_reviews_of(request):
 def open_reports_for(request):
     """
     How many readers' reports are open, for a user who handles them (None for
-    anyone else): kept between writes to the reports (factcheck/reference_data.py),
-    so the menu costs no query on most pages.
+    anyone else), read once a request.
     """
-    from claims.models import ErrorReport
     from claims.reports import open_report_count
 
     if not request.user.has_perm("claims.view_errorreport"):
         return None
     if not hasattr(request, "_open_report_count"):
-        request._open_report_count = kept("reports", "open", open_report_count, model=ErrorReport)
+        request._open_report_count = open_report_count()
     return request._open_report_count
 
 

@@ -10,6 +10,10 @@ paragraphs would not match the stored text (whose line breaks are LF,
 sources/extraction.py).
 """
 
+from urllib.parse import urlencode
+
+from django.http import QueryDict
+
 _FORM_TYPES = frozenset({"application/x-www-form-urlencoded", "multipart/form-data"})
 
 
@@ -32,8 +36,14 @@ class LineBreaksMiddleware:
         if request.method == "POST" and request.content_type in _FORM_TYPES:
             fields = request.POST
             if any("\r" in value for _name, values in fields.lists() for value in values):
-                normalised = fields.copy()
-                for name, values in fields.lists():
-                    normalised.setlist(name, [with_lf(value) for value in values])
-                normalised._mutable = False
-                request.POST = normalised
+                # Built anew rather than edited: Django hands views a read-only QueryDict.
+                request.POST = QueryDict(
+                    urlencode(
+                        [
+                            (name, with_lf(value))
+                            for name, values in fields.lists()
+                            for value in values
+                        ]
+                    ),
+                    encoding=fields.encoding,
+                )

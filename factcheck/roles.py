@@ -69,21 +69,14 @@ ROLE_PERMISSIONS = {
 def held_roles(user):
     """
     The names of the role groups ``user`` is in: one query, then kept on the
-    user object, as Django keeps the permissions it loads (``_perm_cache``),
-    so that a page asking several times costs one query. The authentication
-    backend remembers them when it loads the permissions (factcheck/backends.py).
+    user object for the rest of the request, so that a page asking several
+    times costs one query.
     """
-    try:
-        return user._held_roles_cache
-    except AttributeError:
-        remember_held_roles(
-            user, user.groups.filter(name__in=ROLE_PERMISSIONS).values_list("name", flat=True)
+    if not hasattr(user, "held_role_names"):
+        user.held_role_names = frozenset(
+            user.groups.filter(name__in=ROLE_PERMISSIONS).values_list("name", flat=True)
         )
-        return user._held_roles_cache
-
-
-def remember_held_roles(user, names):
-    user._held_roles_cache = frozenset(names)
+    return user.held_role_names
 
 
 def is_editor(user):
@@ -187,11 +180,6 @@ def claim_ids_visible_to(user):
     if sees_every_case(user):
         return None
     return list(claims_visible_to(user).values_list("pk", flat=True))
-
-
-def can_see_claim(user, claim):
-    """Whether ``claim`` is within ``user``'s reach (see ``claims_visible_to``)."""
-    return claims_visible_to(user).filter(pk=claim.pk).exists()
 
 
 def can_sign_off(user, assignment):

@@ -112,9 +112,6 @@ TEMPLATES = [
     },
 ]
 
-# Plain inputs and textareas written out in Python, the rest from Django's templates.
-FORM_RENDERER = "factcheck.widgets.FormRenderer"
-
 # SQLite by default, tuned for a small team: WAL lets readers work while one
 # writer writes, IMMEDIATE transactions take the write lock up front (no
 # "database is locked" half-way through a transaction), and the busy timeout
@@ -175,61 +172,18 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 REDIS_URL = os.environ.get("REDIS_URL", "")
 
 
-def _code_digest(*paths):
-    import hashlib
-
-    digest = hashlib.sha256()
-    for path in paths:
-        for file in sorted(path.rglob("*")) if path.is_dir() else [path]:
-            if file.is_file() and "__pycache__" not in file.parts:
-                digest.update(file.relative_to(BASE_DIR).as_posix().encode())
-                digest.update(file.read_bytes())
-    return digest.hexdigest()[:16]
-
-
-# What rendered texts, stored rows and stored desk pages are keyed by, so that a
-# release never serves what the old code rendered (the text renderer, the part
-# splitting, the templates: any of the project's code may change it). Read once at
-# start-up: it reads every file of the project.
-CODE_DIGEST = _code_digest(
-    *(BASE_DIR / name for name in ("claims", "sources", "factcheck", "templates", "static"))
-)
-# "rendered" holds rendered texts (a 1 MB source is 1.3 MB of HTML): its own
-# alias, so that in one process's memory a few dozen of them cannot push the
-# rate-limit counters out.
-RENDERED_KEY_PREFIX = f"rendered-{CODE_DIGEST}"
-# Rendered list rows, stored under a digest of what they show (factcheck/fragments.py).
-FRAGMENTS_KEY_PREFIX = f"fragments-{CODE_DIGEST}"
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "factcheck.cache.RedisCache",
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
         },
+        # Rendered source texts (a 1 MB source is 1.3 MB of HTML): their own alias, so
+        # that they cannot push the rate-limit counters out of the default cache.
         "rendered": {
-            "BACKEND": "factcheck.cache.RedisCache",
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
-            "KEY_PREFIX": RENDERED_KEY_PREFIX,
-        },
-        "fragments": {
-            "BACKEND": "factcheck.cache.RedisCache",
-            "LOCATION": REDIS_URL,
-            "KEY_PREFIX": FRAGMENTS_KEY_PREFIX,
-        },
-        # The parts of rendered texts last read by this process, in front of the
-        # shared copies (sources/highlighting.py): up to 64 (of 150 KB or so).
-        "rendered-nearby": {
-            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-            "LOCATION": "rendered-nearby",
-            "KEY_PREFIX": RENDERED_KEY_PREFIX,
-            "OPTIONS": {"MAX_ENTRIES": 64},
-        },
-        # The same for the lists of rows (of 50 KB or so).
-        "fragments-nearby": {
-            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-            "LOCATION": "fragments-nearby",
-            "KEY_PREFIX": FRAGMENTS_KEY_PREFIX,
-            "OPTIONS": {"MAX_ENTRIES": 200},
+            "KEY_PREFIX": "rendered",
         },
     }
 else:
@@ -238,27 +192,9 @@ else:
         "rendered": {
             "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
             "LOCATION": "rendered",
-            "KEY_PREFIX": RENDERED_KEY_PREFIX,
             "OPTIONS": {"MAX_ENTRIES": 64},
         },
-        "fragments": {
-            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-            "LOCATION": "fragments",
-            "KEY_PREFIX": FRAGMENTS_KEY_PREFIX,
-            "OPTIONS": {"MAX_ENTRIES": 5000},
-        },
-        # "rendered" and "fragments" are in this process's memory already.
-        "rendered-nearby": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"},
-        "fragments-nearby": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"},
     }
-
-# Desk pages are kept in the shared cache until the next write to the database
-# (factcheck/desk_pages.py). Off without REDIS_URL: with a cache per process, a
-# write in one process (or the task worker) would not reach the others' pages.
-DESK_PAGE_CACHE = env_bool("DESK_PAGE_CACHE", default=bool(REDIS_URL))
-DESK_PAGE_CACHE_ALIAS = "default"
-# Stored pages are keyed by the code that built them: a release never serves the old ones.
-DESK_PAGE_CODE_DIGEST = CODE_DIGEST
 
 TASKS = {
     "default": {
@@ -275,7 +211,6 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-AUTHENTICATION_BACKENDS = ["factcheck.backends.PermissionBackend"]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "claims:case_list"
 LOGOUT_REDIRECT_URL = "login"

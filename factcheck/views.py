@@ -6,7 +6,6 @@ from django.shortcuts import render
 from django.template.defaultfilters import filesizeformat
 from django.views import defaults
 
-from factcheck.desk_pages import desk_page
 from factcheck.pagination import Paginator
 from factcheck.roles import claim_ids_visible_to
 from factcheck.search import search
@@ -18,7 +17,6 @@ QUERY_CHARS = 200
 
 
 @permission_required("sources.view_source", raise_exception=True)
-@desk_page
 def search_view(request):
     typed = request.GET.get("q", "").strip()
     query = typed[:QUERY_CHARS]

@@ -79,6 +79,9 @@ def mark_spans(text, spans, page_offsets=()):
 #: How long a rendered text stays cached. Its key names everything it shows,
 #: so an entry is never stale, only unused.
 MARKED_TEXT_CACHE_SECONDS = 24 * 60 * 60
+#: Part of every rendered text's cache key: raise it when the markup that
+#: ``render_marked_text`` writes changes, so a release never serves the old markup.
+MARKUP_VERSION = 1
 
 
 def render_marked_text(text, spans, *, mark_class, page_offsets=()):
@@ -204,26 +207,10 @@ def offset_in_text(value):
         return 0
 
 
-def _stored(key):
-    """
-    A stored rendering: from this process's memory ("rendered-nearby") if it has
-    it, else from the cache all processes share ("rendered"), then kept nearby.
-    Keys name what was rendered, so a copy nearby is never out of date; it saves
-    fetching a part (150 KB) from Redis on every visit.
-    """
-    value = caches["rendered-nearby"].get(key)
-    if value is None:
-        value = caches["rendered"].get(key)
-        if value is not None:
-            caches["rendered-nearby"].set(key, value, MARKED_TEXT_CACHE_SECONDS)
-    return value
-
-
 def _text_of(version):
     """
     ``version``'s text, read without keeping it on the object when it was left
-    in the database: the object stays as it was loaded (a page's stored parts
-    are keyed by what their objects hold, factcheck/fragments.py).
+    in the database: a page holding many versions does not hold their texts.
     """
     if "extracted_text" in version.get_deferred_fields():
         return (
@@ -253,10 +240,14 @@ def cached_marked_part(version, spans, *, mark_class, at=0, part_chars=READER_PA
         repr((mark_class, part_chars, key if key is not None else spans)).encode()
     ).hexdigest()
     # The id alone does not name the text: a restored backup hands out ids again.
-    prefix = f"marked-parts:{version.pk}:{version.sha256}:{version.extraction_status}:{fingerprint}"
-    bounds = _stored(prefix)
+    prefix = (
+        f"marked-parts:{MARKUP_VERSION}:{version.pk}:{version.sha256}:"
+        f"{version.extraction_status}:{fingerprint}"
+    )
+    cache = caches["rendered"]
+    bounds = cache.get(prefix)
     index = _part_holding(bounds, at) if bounds else None
-    html = _stored(f"{prefix}:{index}") if bounds else None
+    html = cache.get(f"{prefix}:{index}") if bounds else None
     if html is None:  # never rendered, or a part evicted on its own: render them all
         text = _text_of(version)
         paragraphs = _rendered_paragraphs(
@@ -266,8 +257,7 @@ def cached_marked_part(version, spans, *, mark_class, at=0, part_chars=READER_PA
         bounds = [(start, end) for start, end, _html in rendered]
         stored = {f"{prefix}:{number}": part for number, (_s, _e, part) in enumerate(rendered)}
         stored[prefix] = bounds
-        caches["rendered"].set_many(stored, MARKED_TEXT_CACHE_SECONDS)
-        caches["rendered-nearby"].set_many(stored, MARKED_TEXT_CACHE_SECONDS)
+        cache.set_many(stored, MARKED_TEXT_CACHE_SECONDS)
         index = _part_holding(bounds, at)
         html = rendered[index][2]
     return TextPart(

@@ -5,7 +5,6 @@ import hashlib
 from django.db.models import Count, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 
-from factcheck.prepared import PreparedRead
 from sources import anchoring
 from sources.highlighting import cached_marked_part
 from sources.models import (
@@ -40,35 +39,9 @@ def source_list():
     )
 
 
-# The source reader's reads, the same on every request: compiled once (factcheck.prepared).
-_versions_of_source = PreparedRead(
-    lambda *, source_id: (
-        SourceVersion.objects.filter(source_id=source_id)
-        .without_text()
-        .select_related("uploaded_by")
-        .order_by("-number")
-    )
-)
-_quotations_listed = PreparedRead(
-    lambda *, version_id: (
-        Quotation.objects.filter(version_id=version_id)
-        .order_by("start", "end")
-        .values_list("start", "end", "pk", "created_by__username")
-    )
-)
-_reanchorings_of_version = PreparedRead(
-    lambda *, version_id: Reanchoring.objects.filter(version_id=version_id).select_related(
-        "quotation", "new_quotation", "confirmed_by"
-    )
-)
-
-
-_source_by_pk = PreparedRead(lambda *, pk: Source.objects.filter(pk=pk))
-
-
 def source_by_pk(pk):
     """The source ``pk``, or Source.DoesNotExist."""
-    return _source_by_pk.one(pk=pk)
+    return Source.objects.get(pk=pk)
 
 
 def source_reader(source, *, at=0):
@@ -78,7 +51,12 @@ def source_reader(source, *, at=0):
     quotations, and what became of the previous version's quotations when this
     one arrived.
     """
-    versions = _versions_of_source(source_id=source.pk)
+    versions = list(
+        SourceVersion.objects.filter(source=source)
+        .without_text()
+        .select_related("uploaded_by")
+        .order_by("-number")
+    )
     readable = [version for version in versions if version.extraction_status not in UNREADABLE]
     # As SourceVersionQuerySet.current_first() orders them, from the list already read.
     current = (readable or versions or [None])[0]
@@ -89,7 +67,11 @@ def source_reader(source, *, at=0):
     listed = []
     if current is not None:
         quotations = current.quotations.select_related("created_by").order_by("start", "end")
-        listed = _quotations_listed(version_id=current.pk)
+        listed = list(
+            Quotation.objects.filter(version=current)
+            .order_by("start", "end")
+            .values_list("start", "end", "pk", "created_by__username")
+        )
         if current.is_ready:
             part = cached_marked_part(
                 current,
@@ -97,7 +79,11 @@ def source_reader(source, *, at=0):
                 mark_class="quote-mark",
                 at=at,
             )
-        reanchorings = _reanchorings_of_version(version_id=current.pk)
+        reanchorings = list(
+            Reanchoring.objects.filter(version=current).select_related(
+                "quotation", "new_quotation", "confirmed_by"
+            )
+        )
     # Where the carried-over quotations came from: the version read before this one.
     carried_from = next(
         (v for v in versions if current and v.number < current.number and v.is_ready), None

@@ -10,7 +10,6 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from factcheck.desk_pages import desk_page
 from factcheck.pagination import Paginator
 from factcheck.shortcuts import found_or_404
 from sources import anchoring
@@ -44,7 +43,6 @@ def redirect_to(request, url):
 
 
 @permission_required("sources.view_source", raise_exception=True)
-@desk_page
 def source_list_view(request):
     page = Paginator(source_list(), SOURCES_PER_PAGE).get_page(request.GET.get("page"))
     return render(request, "sources/source_list.html", {"page": page})
@@ -78,7 +76,6 @@ def source_create_view(request):
 
 
 @permission_required("sources.view_source", raise_exception=True)
-@desk_page
 def source_detail_view(request, pk):
     source = found_or_404(source_by_pk, pk)
     context = source_reader(source, at=offset_in_text(request.GET.get("at")))

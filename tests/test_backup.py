@@ -13,9 +13,8 @@ from claims.corrections import verify_chain
 from claims.models import Claim
 from claims.scale import ScaleOptions, make_scale_dataset
 from factcheck.backup import MANIFEST, BackupError, create_backup, restore_backup
-from factcheck.desk_pages import HIT_HEADER
 from sources.models import Source, SourceVersion
-from tests.factories import ClaimFactory, EditorFactory, SourceFactory, SourceVersionFactory
+from tests.factories import EditorFactory, SourceFactory, SourceVersionFactory
 
 # The restore replaces the database under the test's feet: no wrapping transaction.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -136,23 +135,6 @@ def test_backing_up_twice_into_one_directory_is_refused(media_root, tmp_path):
 
     with pytest.raises(CommandError, match="already holds a backup"):
         call_command("backup", str(tmp_path / "backup"))
-
-
-def test_a_restore_leaves_no_stored_desk_page_from_before_it(media_root, tmp_path, settings):
-    settings.DESK_PAGE_CACHE = True
-    claim = ClaimFactory(statement="As it was at the backup.")
-    browser = Client()
-    browser.force_login(EditorFactory())
-    call_command("backup", str(tmp_path / "backup"))
-    Claim.objects.filter(pk=claim.pk).update(statement="Changed after the backup.")
-    browser.get(claim.get_absolute_url())
-    stored = browser.get(claim.get_absolute_url())
-    assert stored[HIT_HEADER] == "miss"
-    assert "Changed after the backup." in stored.text
-
-    call_command("restore", str(tmp_path / "backup"), "--noinput")
-
-    assert "As it was at the backup." in browser.get(claim.get_absolute_url()).text
 
 
 def test_a_text_uploaded_after_a_restore_is_shown_not_one_rendered_under_its_id(

@@ -18,17 +18,15 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
-from django.db import OperationalError, connections
+from django.db import connections
 from django.db.utils import load_backend
 from django.tasks import TaskResultStatus
 from django.test import Client, override_settings
 from django_tasks_db.models import DBTaskResult
 
-from claims.models import Claim
 from factcheck.middleware import is_database_unavailable, server_error
-from factcheck.prepared import PreparedRead
 from tests import outage_tasks
-from tests.factories import ClaimFactory, EditorFactory
+from tests.factories import EditorFactory
 from tests.outage_tasks import UNREACHABLE
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
@@ -241,16 +239,3 @@ def test_the_worker_waits_for_a_lost_queue_database_and_reruns_the_task_it_cut_o
     assert "will run again" in caplog.text
 
 
-@pytest.mark.django_db
-def test_a_prepared_read_reads_from_the_database_the_routers_name(lost_sqlite):
-    claim = ClaimFactory()
-    read = PreparedRead(lambda *, pk: Claim.objects.filter(pk=pk))
-    assert read(pk=claim.pk) == [claim]
-
-    with override_settings(DATABASE_ROUTERS=[EverythingToTheLostDatabase()]):
-        with pytest.raises(OperationalError):
-            read(pk=claim.pk)
-        with pytest.raises(OperationalError):
-            read.count(pk=claim.pk)
-
-    assert read(pk=claim.pk) == [claim]

@@ -204,10 +204,8 @@ def test_a_part_evicted_from_the_cache_on_its_own_is_rendered_again(monkeypatch)
     version = SourceVersionFactory(text=long_text())
     first = cached_marked_part(version, [], mark_class="quote-mark", at=5000, part_chars=2000)
     (part_key,) = [key for key in stored if key.endswith(f":{first.number - 1}")]
-    # As Redis evicts under memory pressure, the bounds left behind, read by a
-    # process that does not hold the part in its own memory.
+    # As Redis evicts under memory pressure: the bounds left behind.
     cache.delete(part_key)
-    caches["rendered-nearby"].clear()
 
     again = cached_marked_part(
         SourceVersion.objects.without_text().get(pk=version.pk),
@@ -219,21 +217,6 @@ def test_a_part_evicted_from_the_cache_on_its_own_is_rendered_again(monkeypatch)
 
     assert again == first
     assert cache.get(part_key) == str(first.html)
-
-
-@pytest.mark.django_db
-def test_a_part_this_process_has_read_is_served_from_its_memory(settings, monkeypatch):
-    shared = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "shared"}
-    nearby = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "nearby"}
-    settings.CACHES = settings.CACHES | {"rendered": shared, "rendered-nearby": nearby}
-    version = SourceVersionFactory(text=long_text())
-    first = cached_marked_part(version, [], mark_class="quote-mark", at=5000, part_chars=2000)
-    caches["rendered"].clear()  # nothing left in the cache that processes share
-    monkeypatch.setattr(SourceVersion, "extracted_text", property(pytest.fail))
-
-    again = cached_marked_part(version, [], mark_class="quote-mark", at=5000, part_chars=2000)
-
-    assert again == first
 
 
 @pytest.mark.django_db

@@ -9,7 +9,6 @@ from factcheck.roles import (
     SIGN_OFF_CLAIM,
     is_editor,
     is_reviewer,
-    role_names,
 )
 from tests.factories import UserFactory
 
@@ -51,18 +50,6 @@ def test_both_role_groups_exist():
     assert set(Group.objects.values_list("name", flat=True)) >= {EDITOR, REVIEWER}
 
 
-def test_a_users_own_and_group_permissions_load_in_one_query(django_assert_num_queries):
-    from django.contrib.auth.models import Permission
-
-    user = UserFactory()
-    user.groups.add(Group.objects.get(name=REVIEWER))
-    user.user_permissions.add(Permission.objects.get(codename="publish_claim"))
-
-    with django_assert_num_queries(1):
-        assert user.has_perm(SIGN_OFF_CLAIM) and user.has_perm(PUBLISH_CLAIM)
-        assert not user.has_perm("claims.delete_case")
-
-
 def test_an_inactive_user_holds_no_permission_and_a_superuser_holds_all():
     inactive = UserFactory(is_active=False)
     inactive.groups.add(Group.objects.get(name=EDITOR))
@@ -72,23 +59,3 @@ def test_an_inactive_user_holds_no_permission_and_a_superuser_holds_all():
     assert superuser.has_perm("claims.delete_case") and superuser.has_perm(SIGN_OFF_CLAIM)
 
 
-def test_a_user_object_forgets_its_roles_and_permissions_when_its_groups_change():
-    user = UserFactory()
-    user.groups.add(Group.objects.get(name=EDITOR))
-    assert is_editor(user) and user.has_perm(PUBLISH_CLAIM)
-
-    user.groups.clear()
-
-    assert not is_editor(user)
-    assert not user.has_perm(PUBLISH_CLAIM)
-    assert role_names(user) == []
-
-
-def test_permissions_and_roles_load_together_in_one_query(django_assert_num_queries):
-    user = UserFactory()
-    user.groups.add(Group.objects.get(name=REVIEWER))
-
-    with django_assert_num_queries(1):
-        assert user.has_perm(SIGN_OFF_CLAIM)
-        assert is_reviewer(user) and not is_editor(user)
-        assert role_names(user) == [REVIEWER]

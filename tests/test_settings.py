@@ -150,29 +150,3 @@ def test_a_logged_out_session_no_longer_opens_pages(client, editor):
     assert response["Location"].startswith(reverse("login"))
 
 
-def test_rendered_texts_are_keyed_by_the_code_that_renders_them(tmp_path, monkeypatch):
-    from django.core.cache import caches
-
-    from factcheck import settings as project_settings
-
-    assert caches["rendered"].make_key("x").startswith(settings.RENDERED_KEY_PREFIX)
-    # The digest of all the project's code, not only the renderer's and the templates'.
-    assert settings.CODE_DIGEST in settings.RENDERED_KEY_PREFIX
-    (tmp_path / "sources").mkdir()
-    (tmp_path / "templates" / "claims").mkdir(parents=True)
-    renderer = tmp_path / "sources" / "highlighting.py"
-    template = tmp_path / "templates" / "claims" / "case_detail.html"
-    renderer.write_text("render = 1\n")
-    template.write_text("<p>{{ claim }}</p>\n")
-    monkeypatch.setattr(project_settings, "BASE_DIR", tmp_path)
-
-    def digest():
-        return project_settings._code_digest(renderer, tmp_path / "templates")
-
-    first = digest()
-    template.write_text("<p class='new'>{{ claim }}</p>\n")
-    after_a_template_change = digest()
-    renderer.write_text("render = 2\n")
-    after_a_renderer_change = digest()
-
-    assert len({first, after_a_template_change, after_a_renderer_change}) == 3

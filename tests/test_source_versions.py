@@ -111,7 +111,7 @@ def test_the_database_refuses_a_second_version_with_the_same_number():
         duplicate.save()
 
 
-def test_the_case_page_reads_the_current_version_with_the_case_and_leaves_its_text(editor):
+def test_the_case_page_reads_the_current_version_and_leaves_its_text(editor):
     case = CaseFactory(source_under_check=PieceUnderCheckFactory())
     assert case_with_piece_in_reach(case.slug, editor)[1] is None  # nothing uploaded yet
 
@@ -122,7 +122,7 @@ def test_the_case_page_reads_the_current_version_with_the_case_and_leaves_its_te
     with CaptureQueriesContext(connection) as queries:
         found, version = case_with_piece_in_reach(case.slug, editor)
 
-    assert len(queries) == 1
+    assert len(queries) == 2  # the case, then its piece's current version
     assert found == case
     # A version whose text could not be read is not the current one (current_first).
     assert version == readable == case.source_under_check.latest_version
