@@ -5,16 +5,28 @@ VENV  := .venv
 PY    := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup run test bench bench-web load backup restore lint format clean screenshots audit
+# The lock files: every dependency, transitively, pinned with the hashes of all its files
+# for Python 3.12+ on any platform. `make lock` writes them from pyproject.toml.
+LOCK     := requirements/dev.txt
+LOCKS    := requirements/base.txt requirements/dev.txt
+UV_LOCK  := $(VENV)/bin/uv pip compile pyproject.toml --generate-hashes --universal --python-version 3.12
 
-$(STAMP): pyproject.toml scripts/find-python
+.PHONY: setup run test bench bench-web load backup restore lint format clean screenshots audit lock
+
+# Installs exactly the lock (pip refuses any file whose hash is not in it), then the project
+# itself, editable and without dependencies (its build backend comes from build isolation).
+# The first pass brings the lock's pip too: a new venv's own may be too old to resolve the
+# lock (Python 3.12.1's pip 23.2 fails on extras under --require-hashes), so it resolves
+# nothing; the second, with the lock's pip, fails if the lock misses a dependency.
+$(STAMP): pyproject.toml $(LOCKS) scripts/find-python
 	@python=$$(PYTHON="$(PYTHON)" scripts/find-python) || exit 1; \
 	if ! $(PY) -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then \
 		echo "Creating $(VENV) with $$python"; \
 		rm -rf $(VENV) && "$$python" -m venv $(VENV) || exit 1; \
 	fi
-	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes --no-deps -r $(LOCK)
+	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r $(LOCK)
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .
 	@touch $(STAMP)
 
 setup: $(STAMP)
@@ -60,10 +72,19 @@ restore: setup
 	@test -n "$(BACKUP)" || { echo "Name the backup: make restore BACKUP=var/backups/…"; exit 2; }
 	DEBUG=$${DEBUG:-true} $(PY) manage.py restore $(BACKUP)
 
-## Known vulnerabilities in the pinned dependencies: pip-audit --strict against PyPI's
-## vulnerability API, or, where only PyPI's project pages are reachable, their data.
+## Known vulnerabilities in the locked dependencies (AUDIT_LOCK=file audits another lock):
+## pip-audit --strict --require-hashes --disable-pip -r $(LOCK), with PyPI's vulnerability API,
+## else OSV's, else the fallback in scripts/audit-dependencies (AUDIT_STRICT=true: stricter).
+## Fallback kept: here PyPI answers /pypi/<name>/json but 404s /pypi/<name>/<version>/json, and api.osv.dev does not resolve.
+AUDIT_LOCK ?= $(LOCK)
 audit: setup
-	$(PY) scripts/audit-dependencies
+	$(PY) scripts/audit-dependencies $(AUDIT_LOCK)
+
+## Rewrite the lock files from pyproject.toml (base first; dev keeps base's pins).
+## Pins already in them stay unless pyproject needs otherwise; LOCK_ARGS=--upgrade takes the newest.
+lock: setup
+	$(UV_LOCK) -q -o requirements/base.txt $(LOCK_ARGS)
+	$(UV_LOCK) -q --extra dev -c requirements/base.txt -o requirements/dev.txt $(LOCK_ARGS)
 
 lint: setup
 	$(VENV)/bin/ruff check .
