@@ -205,8 +205,8 @@ def make_plan(folder):
     from django.contrib.auth.models import User
     from django.contrib.sessions.backends.db import SessionStore
 
+    from bench.web import scale_dataset  # names the scale-dataset module, for both benches
     from claims.models import Claim, ClaimStatus, Decision, Evidence, ReviewAssignment
-    from claims.scale import _WORDS
     from factcheck.roles import EDITOR, REVIEWER
 
     def identity(user, **extra):
@@ -274,7 +274,7 @@ def make_plan(folder):
         "claims": claims,
         "public_cases": sorted({slug for slug, _pk in published}),
         "public_claims": rng.sample(published, k=min(200, len(published))),
-        "words": _WORDS,
+        "words": scale_dataset()._WORDS,
     }
     versions = dict(Claim.objects.values_list("pk", "version"))
     (folder / "plan.json").write_text(json.dumps(plan, ensure_ascii=False))
@@ -529,7 +529,7 @@ def run(folder, pg, processes, **o):
         "DJANGO_SETTINGS_MODULE": "factcheck.settings",
     }
     # The cache the server processes and the worker share, as in production: sessions,
-    # rate limits, rendered texts and the desk page cache (emptied first).
+    # rate limits and rendered texts (emptied first).
     if REDIS_URL:
         import redis
 
@@ -711,16 +711,14 @@ def run(folder, pg, processes, **o):
     per_kind = defaultdict(list)
     for r in normal:
         per_kind[r["kind"]].append(r)
-    print(f"  {'kind':<18}{'count':>7}{'p50 ms':>9}{'p95 ms':>9}{'stored':>8}  statuses")
+    print(f"  {'kind':<18}{'count':>7}{'p50 ms':>9}{'p95 ms':>9}  statuses")
     for kind, rows in sorted(per_kind.items(), key=lambda item: -len(item[1])):
         ms = [r["ms"] for r in rows]
         codes = Counter(r["status"] for r in rows)
-        stored = sum(r.get("stored") == "hit" for r in rows) / len(rows)
         print(
             f"  {kind:<18}{len(rows):>7}{percentile(ms, 0.5):>9.0f}{percentile(ms, 0.95):>9.0f}"
-            f"{stored:>8.0%}  " + ", ".join(f"{code}×{n}" for code, n in sorted(codes.items()))
+            "  " + ", ".join(f"{code}×{n}" for code, n in sorted(codes.items()))
         )
-    print("  (stored: served from the desk page cache, unchanged since it was rendered)")
     print(f"5xx other than 503  {len(errors_5xx)}")
     print(f"transport errors    {len(transport)}")
     if outage:

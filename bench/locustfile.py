@@ -48,7 +48,6 @@ def _log(stream, record):
 @events.request.add_listener
 def record_request(request_type, name, response_time, response, start_time=None, **kwargs):
     status = getattr(response, "status_code", 0) or 0
-    headers = getattr(response, "headers", None) or {}
     _log(
         _requests_log,
         {
@@ -58,7 +57,6 @@ def record_request(request_type, name, response_time, response, start_time=None,
             "start": start_time,
             "end": time.time(),
             "ms": response_time,
-            "stored": headers.get("X-Desk-Page-Cache"),
         },
     )
 

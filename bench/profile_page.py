@@ -1,5 +1,5 @@
 """
-Where a desk page's time goes when it is rendered after a write, in-process.
+Where a page's time goes, in-process.
 
 Run from the repository root, after ``make bench-web`` has made the scale
 dataset (it uses the same database, cache and pages):
@@ -7,12 +7,12 @@ dataset (it uses the same database, cache and pages):
     .venv/bin/python bench/profile_page.py "case list" [requests] [--profile]
 
 The page name is the start of one of bench/web.py's page names ("case page",
-"claim page", "my reviews", "source reader", ...). It prints the median time of
-a request through Django's test client, with the write generation moved before
-each one (so that every response is rendered, as after any write), and the
-median time spent in the database; the 10th percentile as well, which
-varies less from run to run on a shared machine. With ``--profile`` it also prints cProfile's
-functions by their own time and by cumulative time.
+"claim page", "my reviews", "source reader", "admin changelist", ...). It prints
+the median time of a request through Django's test client (every response is
+rendered: there is no page cache) and the median time spent in the database; the
+10th percentile as well, which varies less from run to run on a shared machine.
+With ``--profile`` it also prints cProfile's functions by their own time and by
+cumulative time.
 """
 
 import cProfile
@@ -36,15 +36,12 @@ def main():
     from django.db import connection
     from django.test import Client
 
-    from factcheck.desk_pages import note_write
-
     name, url, user, _aim = next(page for page in web.pages() if page[0].startswith(wanted))
     client = Client(HTTP_HOST="127.0.0.1")
     if user is not None:
         client.force_login(user)
 
     def rendered():
-        note_write()
         response = client.get(web.resolve(url))
         assert response.status_code == 200, response.status_code
         return response

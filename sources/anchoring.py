@@ -216,46 +216,10 @@ def _collapsed(text: str) -> tuple[str, list[int], list[int]]:
     return _WHITE_SPACE.sub(" ", text), run_at, shift_before
 
 
-def find_exact(
-    text: str, exact: str, prefix: str = "", suffix: str = "", hint: int | None = None
-) -> tuple[int, int] | None:
-    """
-    The best exact occurrence of ``exact`` in ``text`` as ``(start, end)``, or None.
-
-    With several occurrences, the one whose surroundings agree most with ``prefix``
-    (longest common suffix of the text before it) and ``suffix`` (longest common prefix
-    of the text after it) wins; ties go to the one closest to ``hint`` (the old start
-    offset), then to the first.
-    """
-    if not exact:
-        return None
-    size = len(exact)
-    if prefix or suffix:
-        # The full context scores the maximum, so if it is there only the hint is left to
-        # decide, and one literal scan settles it without scoring every repeat.
-        full_hits = find_occurrences(text, prefix + exact + suffix)
-        if full_hits:
-            position = _nearest(full_hits, hint) + len(prefix)
-            return position, position + size
-    occurrences = find_occurrences(text, exact)
-    if not occurrences:
-        return None
-    if len(occurrences) == 1:
-        return occurrences[0], occurrences[0] + size
-    best = _best_by_context(text, occurrences, size, prefix, suffix, hint)
-    return best, best + size
-
-
 def _nearest(positions: list[int], hint: int | None) -> int:
     if hint is None:
         return positions[0]
     return min(positions, key=lambda position: abs(position - hint))
-
-
-def _best_by_context(text, occurrences, size, prefix, suffix, hint):
-    scores = [_context_score(text, p, p + size, prefix, suffix) for p in occurrences]
-    top = max(scores)
-    return _nearest([p for p, s in zip(occurrences, scores, strict=True) if s == top], hint)
 
 
 def _common_prefix_length(a: str, b: str) -> int:

@@ -19,7 +19,6 @@ from sources.anchoring import (
     UNCHANGED,
     Reanchored,
     closest_passages,
-    find_exact,
     find_occurrences,
     find_words,
     index_to_utf16,
@@ -67,28 +66,6 @@ def test_find_occurrences_includes_overlapping_occurrences():
     assert find_occurrences("aaaa", "aa") == [0, 1, 2]
     assert find_occurrences("abc", "d") == []
     assert find_occurrences("abc", "") == []
-
-
-def test_find_exact_prefers_the_occurrence_whose_context_matches():
-    text = "red said yes. blue said yes. green said yes."
-    assert find_exact(text, "said yes", prefix="blue ", suffix=". gr") == (19, 27)
-
-
-def test_find_exact_uses_the_hint_between_equally_good_occurrences():
-    text = "said yes. said yes. said yes."
-    assert find_exact(text, "said yes", hint=19) == (20, 28)
-    assert find_exact(text, "said yes") == (0, 8)
-
-
-def test_find_exact_of_missing_text_is_none():
-    assert find_exact(TEXT, "not in the text") is None
-    assert find_exact(TEXT, "") is None
-
-
-def test_find_exact_in_a_large_text_with_a_partial_context():
-    text = "filler words here. " * 50_000 + "the quote, at last. " + "more filler. " * 100
-    start = text.index("the quote")
-    assert find_exact(text, "the quote", prefix="ZZZ here. ", suffix=", at") == (start, start + 9)
 
 
 # --------------------------------------------------------------------------------------
@@ -421,16 +398,6 @@ def test_inserting_text_before_the_span_shifts_it(span, data):
     new_text = old_text[:position] + inserted + old_text[position:]
     result = reanchor(old_text, new_text, *stored(old_text, start, end))
     assert result == Reanchored(MOVED, start + len(inserted), end + len(inserted), exact)
-
-
-@PROPERTY
-@given(spans(), st.text(alphabet=ALPHABET, max_size=40), st.text(alphabet=ALPHABET, max_size=40))
-def test_find_exact_always_returns_the_exact_text(span, prefix, suffix):
-    text, start, end = span
-    exact = text[start:end]
-    found = find_exact(text, exact, prefix, suffix, hint=start)
-    assert found is not None and text[found[0] : found[1]] == exact
-    assert find_exact(text, exact, text[max(0, start - 32) : start], text[end : end + 32], start)
 
 
 @PROPERTY
