@@ -3,6 +3,7 @@ from django.contrib import admin
 from claims.models import (
     Case,
     Claim,
+    ClaimFlag,
     Comment,
     Correction,
     CorrectionStatus,
@@ -78,6 +79,15 @@ class EvidenceAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     search_fields = ["note", "quotation__exact", "claim__statement"]
     raw_id_fields = ["claim", "quotation"]
     list_select_related = ["claim", "quotation", "added_by"]
+
+
+@admin.register(ClaimFlag)
+class ClaimFlagAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    list_display = ["claim", "kind", "version", "raised_at", "cleared_at", "cleared_by"]
+    list_filter = ["kind", "cleared_at"]
+    search_fields = ["claim__statement", "quotation__exact", "note"]
+    raw_id_fields = ["claim", "quotation", "version", "reanchoring"]
+    list_select_related = ["claim", "version", "cleared_by"]
 
 
 @admin.register(ReviewAssignment)

@@ -9,30 +9,42 @@ it. ``verify_chain`` walks the chain and names the first entry that does not
 match; ``manage.py verify_corrections`` runs it.
 """
 
+from __future__ import annotations
+
 import hashlib
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
 from claims.models import (
+    Case,
     Claim,
     ClaimStatus,
     Correction,
     CorrectionKind,
     CorrectionStatus,
+    ErrorReport,
+    Rating,
     ReportStatus,
 )
+from claims.reports import report_convert
 from factcheck.audit import acting_user, record
+from factcheck.exceptions import NotAllowed
 from factcheck.roles import is_editor, is_reviewer, require_editor
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+    from django.db.models import QuerySet
 
 #: The hash of "nothing before": the first entry's previous_sha256.
 GENESIS = "0" * 64
 
 
-def correction_content(correction):
+def correction_content(correction: Correction) -> dict[str, Any]:
     """What a published entry's hash covers, as plain data."""
     return {
         "sequence": correction.sequence,
@@ -50,20 +62,20 @@ def correction_content(correction):
     }
 
 
-def correction_hash(correction):
+def correction_hash(correction: Correction) -> str:
     canonical = json.dumps(
         correction_content(correction), sort_keys=True, ensure_ascii=False, separators=(",", ":")
     )
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def published_chain():
+def published_chain() -> QuerySet[Correction]:
     return Correction.objects.filter(status=CorrectionStatus.PUBLISHED).select_related(
         "case", "old_verdict", "new_verdict", "supersedes"
     )
 
 
-def chain_head():
+def chain_head() -> str:
     """The newest published entry's hash (GENESIS for an empty log)."""
     # Only the hash: every public page's ETag asks for it, and published_chain()'s
     # joins would cost the planner more than the row.
@@ -85,7 +97,7 @@ class ChainReport:
     problem: str = ""
 
 
-def verify_chain():
+def verify_chain() -> ChainReport:
     """Walk the published entries in order; report the first that does not match."""
     previous = GENESIS
     checked = 0
@@ -109,16 +121,16 @@ def verify_chain():
 @transaction.atomic
 def correction_draft(
     *,
-    case,
-    editor,
-    kind,
-    what_was_wrong,
-    what_is_right,
-    reason="",
-    claim=None,
-    new_verdict=None,
-    supersedes=None,
-):
+    case: Case,
+    editor: User,
+    kind: str,
+    what_was_wrong: str,
+    what_is_right: str,
+    reason: str = "",
+    claim: Claim | None = None,
+    new_verdict: Rating | None = None,
+    supersedes: Correction | None = None,
+) -> Correction:
     """
     Draft a correction of a published ``case`` (one with a published claim) or
     of one of its published claims. An entry it ``supersedes`` is a published
@@ -176,7 +188,7 @@ def correction_draft(
     return correction
 
 
-def _refuse_if_retracted(claim):
+def _refuse_if_retracted(claim: Claim) -> None:
     retraction = (
         claim.corrections.published_retractions().values_list("sequence", flat=True).first()
     )
@@ -189,14 +201,14 @@ def _refuse_if_retracted(claim):
 
 
 @transaction.atomic
-def correction_approve(*, correction, approver):
+def correction_approve(*, correction: Correction, approver: User) -> Correction:
     """A second person, not the one who drafted it, approves a draft."""
     correction = _locked(correction)
     _refuse_if_published(correction)
     if correction.status != CorrectionStatus.DRAFT:
         raise ValidationError("Only a draft can be approved.", code="not_draft")
     if not (is_editor(approver) or is_reviewer(approver)):
-        raise ValidationError(
+        raise NotAllowed(
             "Only an editor or a reviewer can approve a correction.", code="not_allowed"
         )
     if correction.created_by_id == approver.pk:
@@ -213,7 +225,7 @@ def correction_approve(*, correction, approver):
 
 
 @transaction.atomic
-def correction_publish(*, correction, editor):
+def correction_publish(*, correction: Correction, editor: User) -> Correction:
     """
     Publish an approved correction: apply a verdict change to its claim (or
     mark a retracted claim changed, for its public pages), append the entry to
@@ -291,7 +303,7 @@ def correction_publish(*, correction, editor):
     return correction
 
 
-def _locked(correction):
+def _locked(correction: Correction) -> Correction:
     """``correction`` read afresh under a row lock; refused if it was discarded meanwhile."""
     locked = Correction.objects.select_for_update().filter(pk=correction.pk).first()
     if locked is None:
@@ -299,7 +311,7 @@ def _locked(correction):
     return locked
 
 
-def _refuse_if_published(correction):
+def _refuse_if_published(correction: Correction) -> None:
     # A stale page still offers the step: say what happened instead.
     if correction.status == CorrectionStatus.PUBLISHED:
         raise ValidationError(
@@ -309,7 +321,7 @@ def _refuse_if_published(correction):
         )
 
 
-def discarded_meanwhile():
+def discarded_meanwhile() -> ValidationError:
     """The refusal of a step on a correction that is no longer there."""
     return ValidationError(
         "This correction was discarded meanwhile: nothing was done.", code="gone"
@@ -317,7 +329,7 @@ def discarded_meanwhile():
 
 
 @transaction.atomic
-def correction_discard(*, correction, editor):
+def correction_discard(*, correction: Correction, editor: User) -> None:
     """
     Drop a correction that was never published (a draft, or an approved one
     that a later entry made moot, such as a retraction of its claim). A reader's
@@ -355,3 +367,38 @@ def correction_discard(*, correction, editor):
         },
     )
     correction.delete()
+
+
+@transaction.atomic
+def correction_draft_from_report(
+    *,
+    report: ErrorReport,
+    case: Case,
+    editor: User,
+    kind: str,
+    what_was_wrong: str,
+    what_is_right: str,
+    reason: str = "",
+    claim: Claim | None = None,
+    new_verdict: Rating | None = None,
+    supersedes: Correction | None = None,
+) -> Correction:
+    """
+    Draft a correction (see ``correction_draft``) from a reader's ``report``,
+    which is marked as turned into it: both or neither are stored. A report
+    another editor handled meanwhile is refused (code ``handled``), and the
+    draft with it.
+    """
+    correction = correction_draft(
+        case=case,
+        editor=editor,
+        kind=kind,
+        what_was_wrong=what_was_wrong,
+        what_is_right=what_is_right,
+        reason=reason,
+        claim=claim,
+        new_verdict=new_verdict,
+        supersedes=supersedes,
+    )
+    report_convert(report=report, correction=correction, editor=editor)
+    return correction

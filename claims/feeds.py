@@ -7,7 +7,7 @@ from django.utils.html import linebreaks
 
 from claims.models import CorrectionKind
 from claims.public import organisation, published_corrections
-from factcheck.shortcuts import without_control_characters
+from factcheck.text import without_control_characters
 
 FEED_ENTRIES = 50
 

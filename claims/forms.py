@@ -19,8 +19,9 @@ from claims.models import (
     Rating,
 )
 from claims.services import reviewer_already_assigned
+from factcheck.http import id_or_none
 from factcheck.roles import EDITOR, REVIEWER
-from factcheck.shortcuts import id_or_none, without_control_characters
+from factcheck.text import without_control_characters
 from sources.models import Quotation, Source, SourceRole
 
 #: A case's address as its help text describes it: words joined by single hyphens.

@@ -9,8 +9,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.functional import cached_property
 
-from factcheck.shortcuts import without_control_characters
-from sources.models import Quotation, Reanchoring, Source
+from factcheck.text import without_control_characters
+from sources.models import Quotation, Reanchoring, Source, SourceVersion
 
 
 class Rating(models.Model):
@@ -227,11 +227,6 @@ class Claim(models.Model):
         related_name="authored_claims",
     )
     version = models.PositiveIntegerField(default=1)
-    needs_attention = models.TextField(
-        blank=True,
-        help_text="Why the claim must be looked at again, such as a quotation it relies on "
-        "that changed or disappeared in a new version of its source.",
-    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     published_at = models.DateTimeField(null=True, blank=True)
@@ -287,16 +282,6 @@ class Claim(models.Model):
     def get_public_url(self):
         return reverse("claims:public_claim", args=[self.case.slug, self.pk])
 
-    @property
-    def flag_reasons(self):
-        """Why the claim needs review (``needs_attention``): one reason a line."""
-        return [line for line in self.needs_attention.splitlines() if line]
-
-    def flag_reasons_save(self, reasons):
-        """Make ``reasons`` the claim's flag, one a line, writing that field alone."""
-        self.needs_attention = "\n".join(reasons)
-        Claim.objects.filter(pk=self.pk).update(needs_attention=self.needs_attention)
-
     @cached_property
     def retraction(self):
         """
@@ -327,6 +312,103 @@ class Claim(models.Model):
                     },
                     code="quotation_not_from_piece_under_check",
                 )
+
+
+class FlagKind(models.TextChoices):
+    #: A quoted passage reads differently in a new version of its source.
+    QUOTATION_CHANGED = "quotation_changed", "Quoted text changed"
+    #: A quoted passage is not in a new version of its source.
+    QUOTATION_GONE = "quotation_gone", "Quoted text gone"
+    #: A reason written before flags were rows, kept as it was written.
+    OTHER = "other", "Other"
+
+
+class ClaimFlagQuerySet(models.QuerySet):
+    def open(self):
+        return self.filter(cleared_at__isnull=True)
+
+
+class ClaimFlag(models.Model):
+    """
+    Why a claim must be looked at again: a quotation it relies on (its own or
+    its evidence's) changed or is gone in a new version of its source. Raised
+    by re-anchoring (claims/receivers.py); cleared when the change is confirmed
+    or the text comes back, or by an editor who dealt with it. Cleared flags
+    stay, as the record of what was raised.
+    """
+
+    Kind = FlagKind
+
+    claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="flags")
+    kind = models.CharField(max_length=30, choices=Kind)
+    #: The quotation the flag is about, and the version where it changed or was lost.
+    quotation = models.ForeignKey(
+        Quotation, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    version = models.ForeignKey(
+        SourceVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    #: What re-anchoring found there (for a change: the new words).
+    reanchoring = models.ForeignKey(
+        Reanchoring, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    #: For ``OTHER`` only: the reason as it was written.
+    note = models.TextField(blank=True)
+    raised_at = models.DateTimeField(default=timezone.now)
+    cleared_at = models.DateTimeField(null=True, blank=True)
+    cleared_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+
+    objects = ClaimFlagQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["raised_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["claim", "kind", "quotation", "version"],
+                condition=models.Q(cleared_at__isnull=True),
+                name="claimflag_one_open_per_reason",
+            )
+        ]
+        indexes = [
+            models.Index(
+                fields=["claim"],
+                condition=models.Q(cleared_at__isnull=True),
+                name="claimflag_open_by_claim",
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.get_kind_display()} (claim {self.claim_id})"
+
+    @property
+    def is_open(self):
+        return self.cleared_at is None
+
+    @property
+    def reason(self):
+        """The flag as one sentence (on one line), for the audit trail and sign-offs."""
+        if self.kind == FlagKind.OTHER:
+            return self.note
+        quoted = f"The text quoted from “{self.version.source}”"
+        if self.kind == FlagKind.QUOTATION_CHANGED:
+            sentence = (
+                f"{quoted} changed in version {self.version.number}: it read "
+                f"“{self.quotation.exact}” and now reads "
+                f"“{self.reanchoring.new_quotation.exact}”. "
+                "Confirm the new wording on the source page."
+            )
+        else:
+            sentence = (
+                f"{quoted} is no longer in version {self.version.number}: “{self.quotation.exact}”."
+            )
+        # A quoted passage may hold line breaks of its own.
+        return " ".join(sentence.split())
 
 
 class Stance(models.TextChoices):

@@ -7,7 +7,7 @@ from django.db.models import Q
 from django.dispatch import receiver
 from django.utils import timezone
 
-from claims.models import Claim, Evidence
+from claims.models import Claim, ClaimFlag, Evidence, FlagKind
 from claims.services import claims_signoffs_revalidate, signoffs_revalidate
 from factcheck.audit import record
 from sources.models import AnchoringStatus, Reanchoring
@@ -34,13 +34,13 @@ def follow_reanchored_quotations(sender, version, reanchorings, **kwargs):
         .select_related("version", "quotation")
         .defer("version__extracted_text")
     ):
-        lost_before[earlier.quotation_id].append(_gone(earlier))
+        lost_before[earlier.quotation_id].append(earlier)
     for reanchoring in reanchorings:
         gone_before = lost_before[reanchoring.quotation_id]
         if reanchoring.status in {AnchoringStatus.UNCHANGED, AnchoringStatus.MOVED}:
             for claim in repoint_quotation(reanchoring.quotation, reanchoring.new_quotation):
-                for what in gone_before:
-                    unflag_claim_about_quotation(claim, what)
+                for earlier in gone_before:
+                    flags_clear_for(claim, earlier)
                 # Same words, new upload: what the reviewer signed names the old version.
                 signoffs_revalidate(
                     claim=claim,
@@ -48,36 +48,11 @@ def follow_reanchored_quotations(sender, version, reanchorings, **kwargs):
                     f"“{version.source}”",
                 )
             continue
-        if reanchoring.status == AnchoringStatus.CHANGED:
-            reason = _about_quotation(reanchoring, _changed(reanchoring))
-        else:
-            reason = _about_quotation(reanchoring, _gone(reanchoring))
         for claim in claims_relying_on(reanchoring.quotation):
-            for what in gone_before:
-                unflag_claim_about_quotation(claim, what)
-            flag_claim(claim, reason)
-            signoffs_revalidate(claim=claim, reason=reason, force=True)
-
-
-#: How a reason about a quotation starts; its source's title follows, as it was then.
-QUOTED_FROM = "The text quoted from “"
-
-
-def _about_quotation(reanchoring, what):
-    """Why a claim is flagged: ``reanchoring``'s source named, then ``what`` became of the text."""
-    return f"{QUOTED_FROM}{reanchoring.version.source}” {what}"
-
-
-def _gone(reanchoring):
-    return f"is no longer in version {reanchoring.version.number}: “{reanchoring.quotation.exact}”."
-
-
-def _changed(reanchoring):
-    return (
-        f"changed in version {reanchoring.version.number}: "
-        f"it read “{reanchoring.quotation.exact}” and now reads "
-        f"“{reanchoring.new_quotation.exact}”. Confirm the new wording on the source page."
-    )
+            for earlier in gone_before:
+                flags_clear_for(claim, earlier)
+            flag = flag_raise(claim, reanchoring)
+            signoffs_revalidate(claim=claim, reason=flag.reason, force=True)
 
 
 @receiver(reanchoring_confirmed)
@@ -91,7 +66,7 @@ def follow_confirmed_quotation(sender, reanchoring, actor, **kwargs):
     """
     claims = repoint_quotation(reanchoring.quotation, reanchoring.new_quotation)
     for claim in claims:
-        unflag_claim_about_quotation(claim, _changed(reanchoring))
+        flags_clear_for(claim, reanchoring)
         signoffs_revalidate(claim=claim, reason="a changed quotation was confirmed", actor=actor)
     quotation = reanchoring.new_quotation if claims else None
     while quotation is not None:
@@ -152,64 +127,49 @@ def repoint_quotation(old, new):
     return affected
 
 
-def _one_line(reason):
-    # One reason a line: a quoted passage may hold line breaks of its own.
-    return " ".join(reason.split())
-
-
-def _locked_flags(claim):
+def flags_clear_for(claim, reanchoring):
     """
-    The reasons ``claim`` needs review, one a line, read afresh under its row
-    lock: two flaggings at once (two re-anchorings) each keep the other's
-    reason. None if the claim is gone.
+    Clear ``claim``'s open flag about what ``reanchoring`` found (the text came
+    back, or a person confirmed the change): the system clears it, nobody did.
     """
-    # Only the reasons: the caller's other fields stay as it read them. The lock an
-    # UPDATE takes (no key update): rows added meanwhile that point at the claim (a
-    # comment, evidence) need not wait for it, and flaggings still wait for each
-    # other and for _lock_claim's writers.
-    try:
-        claim.refresh_from_db(
-            fields=["needs_attention"],
-            from_queryset=Claim.objects.select_for_update(no_key=True),
-        )
-    except Claim.DoesNotExist:
-        return None
-    return claim.flag_reasons
+    kind = (
+        FlagKind.QUOTATION_CHANGED
+        if reanchoring.status == AnchoringStatus.CHANGED
+        else FlagKind.QUOTATION_GONE
+    )
+    cleared = ClaimFlag.objects.open().filter(
+        claim=claim,
+        kind=kind,
+        quotation_id=reanchoring.quotation_id,
+        version_id=reanchoring.version_id,
+    )
+    cleared.update(cleared_at=timezone.now())
 
 
 @transaction.atomic
-def unflag_claim(claim, reason):
-    """Take ``reason`` off ``claim``'s flags, its other reasons kept."""
-    reason = _one_line(reason)
-    reasons = _locked_flags(claim)
-    if reasons is not None:
-        claim.flag_reasons_save([line for line in reasons if line != reason])
-
-
-@transaction.atomic
-def unflag_claim_about_quotation(claim, what):
+def flag_raise(claim, reanchoring):
     """
-    Take off ``claim``'s flags the reason about a quotation that ends in
-    ``what`` (``_gone``, ``_changed``), whatever its source was called when the
-    flag was written: a source renamed since does not keep the flag.
+    Flag ``claim`` for review because of what ``reanchoring`` found (a quotation
+    it relies on changed or is gone); one open flag for each reason. The audit
+    trail records each raising.
     """
-    ending = "” " + _one_line(what)
-    reasons = _locked_flags(claim)
-    if reasons is not None:
-        claim.flag_reasons_save(
-            [
-                line
-                for line in reasons
-                if not (line.startswith(QUOTED_FROM) and line.endswith(ending))
-            ]
-        )
-
-
-@transaction.atomic
-def flag_claim(claim, reason):
-    """Mark ``claim`` as needing review, saying why (the audit trail keeps each reason)."""
-    reason = _one_line(reason)
-    reasons = _locked_flags(claim)
-    if reasons is not None and reason not in reasons:
-        claim.flag_reasons_save([*reasons, reason])
-    record(actor=None, action="claim.flag", target=claim, changes={"reason": reason})
+    kind = (
+        FlagKind.QUOTATION_CHANGED
+        if reanchoring.status == AnchoringStatus.CHANGED
+        else FlagKind.QUOTATION_GONE
+    )
+    flag, _created = ClaimFlag.objects.get_or_create(
+        claim=claim,
+        kind=kind,
+        quotation_id=reanchoring.quotation_id,
+        version_id=reanchoring.version_id,
+        cleared_at=None,
+        defaults={"reanchoring": reanchoring},
+    )
+    record(
+        actor=None,
+        action="claim.flag",
+        target=claim,
+        changes={"kind": kind, "reason": flag.reason},
+    )
+    return flag

@@ -1,7 +1,10 @@
 """Readers' error reports: accepted with a honeypot and a per-address rate limit."""
 
+from __future__ import annotations
+
 import hashlib
 import hmac
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.core.cache import cache
@@ -12,6 +15,11 @@ from claims import notifications
 from claims.models import ErrorReport, ReportStatus
 from factcheck.audit import record
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+    from claims.models import Case, Claim, Correction
+
 #: At most this many reports from one address in the window.
 REPORTS_PER_WINDOW = 5
 WINDOW_SECONDS = 3600
@@ -21,12 +29,12 @@ class TooManyReports(Exception):
     """The sender's address has sent too many reports recently."""
 
 
-def open_report_count():
+def open_report_count() -> int:
     """How many readers' reports nobody has handled yet."""
     return ErrorReport.objects.filter(status=ReportStatus.OPEN).count()
 
 
-def sender_key(address):
+def sender_key(address: str) -> str:
     """A keyed hash of the sender's address: enough to rate-limit, not to identify."""
     return hmac.new(
         settings.SECRET_KEY.encode(), (address or "").encode(), hashlib.sha256
@@ -34,7 +42,15 @@ def sender_key(address):
 
 
 @transaction.atomic
-def report_submit(*, page_url, message, email="", address, case=None, claim=None):
+def report_submit(
+    *,
+    page_url: str,
+    message: str,
+    email: str = "",
+    address: str,
+    case: Case | None = None,
+    claim: Claim | None = None,
+) -> ErrorReport:
     """Store a reader's report; TooManyReports when the address floods."""
     key = sender_key(address)
     counter = f"error-reports:{key}"
@@ -53,7 +69,7 @@ def report_submit(*, page_url, message, email="", address, case=None, claim=None
     )
 
 
-def _still_open(report):
+def _still_open(report: ErrorReport) -> ErrorReport:
     """
     ``report`` read again under its row lock, if it is still open; a report that
     another editor handled meanwhile is refused (code ``handled``).
@@ -73,7 +89,7 @@ def _still_open(report):
 
 
 @transaction.atomic
-def report_close(*, report, editor, reply):
+def report_close(*, report: ErrorReport, editor: User, reply: str) -> ErrorReport:
     """
     Close an open report with a reply, mailed to the reader when they left an
     address. A report handled meanwhile is refused (``handled``).
@@ -95,7 +111,7 @@ def report_close(*, report, editor, reply):
 
 
 @transaction.atomic
-def report_convert(*, report, correction, editor):
+def report_convert(*, report: ErrorReport, correction: Correction, editor: User) -> ErrorReport:
     """
     Mark an open report as turned into ``correction`` (a draft). A report
     handled meanwhile is refused (``handled``).

@@ -10,6 +10,7 @@ from django.utils.html import format_html
 
 from claims.models import (
     Claim,
+    ClaimFlag,
     ClaimStatus,
     Comment,
     Correction,
@@ -19,13 +20,14 @@ from claims.models import (
     own_passage_carried_on,
 )
 from factcheck.audit import latest_history_for
-from factcheck.database import containing_words
+from factcheck.people import display_name
 from factcheck.roles import (
     cases_in_reach,
     claim_reach,
     claims_in_reach,
     sees_every_case,
 )
+from factcheck.text_match import containing_words
 from sources.highlighting import cached_marked_part
 from sources.models import AnchoringStatus, Quotation, Reanchoring, SourceVersion
 
@@ -148,11 +150,13 @@ def claims_for_rows(case, rows):
             "statement",
             "claimant",
             "status",
-            "needs_attention",
             "rationale",
+            "updated_at",
             "quotation__exact",
             "verdict__label",
+            "verdict__updated_at",
         )
+        .prefetch_related(_open_flags())
     )
     for claim in claims:
         claim.case = case
@@ -283,7 +287,19 @@ def _claims_shown(user):
                 "comments",
                 queryset=Comment.objects.select_related("author").order_by("created_at", "id"),
             ),
+            _open_flags(),
         )
+    )
+
+
+def _open_flags():
+    """A claim's open review flags as ``claim.open_flags``, with what their messages name."""
+    return Prefetch(
+        "flags",
+        queryset=ClaimFlag.objects.open()
+        .select_related("quotation", "version__source", "reanchoring__new_quotation")
+        .defer("version__extracted_text"),
+        to_attr="open_flags",
     )
 
 
@@ -377,9 +393,5 @@ def case_filter_choices(case, *, reviewers=True):
             )
             .order_by(Lower("username"), "pk")
         )
-        choices["reviewers"] = [(str(person.pk), _name_of(person)) for person in people]
+        choices["reviewers"] = [(str(person.pk), display_name(person)) for person in people]
     return choices
-
-
-def _name_of(user):
-    return user.get_full_name() or user.username

@@ -1,5 +1,10 @@
 """Writes for the claims app. Each function records what it did in the audit trail."""
 
+from __future__ import annotations
+
+import datetime
+from typing import TYPE_CHECKING, Any
+
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F
@@ -9,6 +14,7 @@ from claims import notifications
 from claims.models import (
     Case,
     Claim,
+    ClaimFlag,
     ClaimStatus,
     Comment,
     Decision,
@@ -19,11 +25,21 @@ from claims.models import (
 from claims.workflow import Action, and_list, claim_digest, claim_missing, claim_transition
 from factcheck import search
 from factcheck.audit import acting_user, record
+from factcheck.exceptions import Conflict, NotAllowed
 from factcheck.roles import REVIEWER, can_sign_off, is_editor, require_editor
+from sources.services import quotation_create_from_selection
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+    from django.db.models import QuerySet
+
+    from sources.models import Quotation, Source, SourceVersion
 
 
 @transaction.atomic
-def case_create(*, title, slug, source_under_check, lead_editor, actor):
+def case_create(
+    *, title: str, slug: str, source_under_check: Source, lead_editor: User | None, actor: User
+) -> Case:
     """Open a case checking ``source_under_check``."""
     case = Case(
         title=title, slug=slug, source_under_check=source_under_check, lead_editor=lead_editor
@@ -35,7 +51,15 @@ def case_create(*, title, slug, source_under_check, lead_editor, actor):
 
 
 @transaction.atomic
-def claim_create(*, case, quotation, statement, claimant="", rationale="", author):
+def claim_create(
+    *,
+    case: Case,
+    quotation: Quotation,
+    statement: str,
+    claimant: str = "",
+    rationale: str = "",
+    author: User,
+) -> Claim:
     """
     Create a draft claim in ``case``, made where ``quotation`` (a quotation of
     the case's piece under check) stands.
@@ -60,7 +84,7 @@ def claim_create(*, case, quotation, statement, claimant="", rationale="", autho
     return claim
 
 
-def index_claim(claim):
+def index_claim(claim: Claim) -> None:
     """Make the claim findable by its statement, claimant, quoted words and rationale."""
     search.replace_entries(
         kind="claim",
@@ -85,15 +109,18 @@ EDITABLE_FIELDS = ("statement", "claimant", "verdict", "rationale")
 READ_ONLY_STATES = {ClaimStatus.PUBLISHED, ClaimStatus.WITHDRAWN}
 
 
-class EditConflict(Exception):
-    """A save against an older version of the claim than the one stored."""
+class EditConflict(Conflict):
+    """A save against an older version of the claim than the one stored (``current``)."""
 
-    def __init__(self, current):
-        super().__init__(f"The claim was changed by someone else (now version {current.version}).")
+    def __init__(self, current: Claim):
+        super().__init__(
+            f"The claim was changed by someone else (now version {current.version}).",
+            code="edit_conflict",
+        )
         self.current = current
 
 
-def _refuse_if_read_only(claim):
+def _refuse_if_read_only(claim: Claim) -> None:
     if claim.status == ClaimStatus.PUBLISHED:
         raise ValidationError(
             "A published claim is read-only; a change after publication goes through a correction.",
@@ -105,7 +132,7 @@ def _refuse_if_read_only(claim):
         )
 
 
-def _lock_claim(claim):
+def _lock_claim(claim: Claim) -> None:
     """
     Take ``claim``'s row lock first, before anything else in the transaction,
     and read it afresh under the lock.
@@ -119,7 +146,7 @@ def _lock_claim(claim):
     claim.refresh_from_db(from_queryset=Claim.objects.select_for_update())
 
 
-def _bump_version(claim, expected_version, **fields):
+def _bump_version(claim: Claim, expected_version: int, **fields: Any) -> None:
     """Write ``fields`` and the next version, if the claim is still at ``expected_version``."""
     rows = Claim.objects.filter(pk=claim.pk, version=expected_version)
     updated = rows.update(version=F("version") + 1, updated_at=timezone.now(), **fields)
@@ -129,7 +156,7 @@ def _bump_version(claim, expected_version, **fields):
 
 
 @transaction.atomic
-def claim_update(*, claim, editor, expected_version, **fields):
+def claim_update(*, claim: Claim, editor: User, expected_version: int, **fields: Any) -> Claim:
     """
     Save an editor's changes to ``claim`` if nobody saved since the editor
     opened it at ``expected_version``; else raise EditConflict carrying the
@@ -157,12 +184,14 @@ def claim_update(*, claim, editor, expected_version, **fields):
     return claim
 
 
-def _plain(value):
+def _plain(value: Any) -> Any:
     return str(value) if value is not None and not isinstance(value, str) else value
 
 
 @transaction.atomic
-def evidence_add(*, claim, quotation, stance, note="", editor):
+def evidence_add(
+    *, claim: Claim, quotation: Quotation, stance: str, note: str = "", editor: User
+) -> Evidence:
     """Attach ``quotation`` as evidence with a ``stance``; voids sign-offs it affects."""
     require_editor(editor, "change evidence")
     _lock_claim(claim)
@@ -192,7 +221,8 @@ def evidence_add(*, claim, quotation, stance, note="", editor):
 
 
 @transaction.atomic
-def evidence_remove(*, evidence, editor):
+def evidence_remove(*, evidence: Evidence, editor: User) -> None:
+    """Detach ``evidence`` from its claim; voids sign-offs it affects."""
     claim = evidence.claim
     require_editor(editor, "change evidence")
     _lock_claim(claim)
@@ -208,17 +238,17 @@ def evidence_remove(*, evidence, editor):
 
 
 @transaction.atomic
-def claim_flags_clear(*, claim, editor, reasons):
+def claim_flags_clear(*, claim: Claim, editor, flag_ids: list[int]) -> list[ClaimFlag]:
     """
-    Take the ``reasons`` an editor has dealt with (as the claim page showed
-    them) off ``claim``'s review flag (``needs_attention``): a changed
-    quotation clears its own reason when confirmed, but nothing else clears one
-    about evidence whose words are gone from a new version (the editor removes
-    or re-quotes it, and says so here). A reason added since the page was read
-    stays. The claim's own passage changed or gone in the piece is not dealt
-    with by clearing: refused (a changed one is confirmed on the source page; for
-    one that is gone, the claim is withdrawn or made again from the current
-    text). The audit trail keeps the reasons cleared; returns them.
+    Clear the open review flags ``flag_ids`` of ``claim`` that an editor has
+    dealt with (as the claim page showed them): a changed quotation clears its
+    own flag when confirmed, but nothing else clears one about evidence whose
+    words are gone from a new version (the editor removes or re-quotes it, and
+    says so here). A flag raised since the page was read, or cleared meanwhile,
+    is left alone. The claim's own passage changed or gone in the piece is not
+    dealt with by clearing: refused (a changed one is confirmed on the source
+    page; for one that is gone, the claim is withdrawn or made again from the
+    current text). The audit trail keeps what was cleared; returns the flags.
     """
     require_editor(editor, "clear a claim's review flag")
     _lock_claim(claim)
@@ -229,21 +259,27 @@ def claim_flags_clear(*, claim, editor, reasons):
             "for one that is gone, withdraw the claim, or make it again from the current text.",
             code="passage_out_of_date",
         )
-    flagged = claim.flag_reasons
-    shown = set(reasons)
-    cleared = [reason for reason in flagged if reason in shown]
+    cleared = list(
+        claim.flags.open()
+        .filter(pk__in=flag_ids)
+        .select_related("quotation", "version__source", "reanchoring__new_quotation")
+        .defer("version__extracted_text")
+    )
     if cleared:
-        claim.flag_reasons_save([reason for reason in flagged if reason not in shown])
+        now = timezone.now()
+        ClaimFlag.objects.filter(pk__in=[flag.pk for flag in cleared]).update(
+            cleared_at=now, cleared_by=editor
+        )
         record(
             actor=editor,
             action="claim.flags_cleared",
             target=claim,
-            changes={"reasons": "\n".join(cleared)},
+            changes={"reasons": "\n".join(flag.reason for flag in cleared)},
         )
     return cleared
 
 
-def reviewer_already_assigned(*, reviewer):
+def reviewer_already_assigned(*, reviewer: User) -> ValidationError:
     """The refusal of a second assignment of ``reviewer`` to the same claim."""
     return ValidationError(
         "%(name)s is already assigned to review this claim.",
@@ -253,7 +289,9 @@ def reviewer_already_assigned(*, reviewer):
 
 
 @transaction.atomic
-def reviewer_assign(*, claim, reviewer, editor, due_on=None):
+def reviewer_assign(
+    *, claim: Claim, reviewer: User, editor: User, due_on: datetime.date | None = None
+) -> ReviewAssignment:
     """
     Ask ``reviewer`` (a member of Reviewer, not the claim's author) to review
     ``claim``. An approved claim goes back to review: it is published only once
@@ -289,7 +327,7 @@ def reviewer_assign(*, claim, reviewer, editor, due_on=None):
 
 
 @transaction.atomic
-def claim_submit_for_review(*, claim, editor):
+def claim_submit_for_review(*, claim: Claim, editor: User) -> Claim:
     """
     Send ``claim`` to its reviewers. Decisions that no longer hold (changes
     requested, or approvals of other content) start again as pending.
@@ -303,7 +341,7 @@ def claim_submit_for_review(*, claim, editor):
     return claim
 
 
-def review_refusal(*, claim, digest_seen):
+def review_refusal(*, claim: Claim, digest_seen: str) -> ValidationError | None:
     """
     Why a decision on ``claim``, made on the content whose digest is
     ``digest_seen``, cannot be recorded now (a ValidationError), or None: the
@@ -331,7 +369,14 @@ def review_refusal(*, claim, digest_seen):
 
 
 @transaction.atomic
-def review_decide(*, assignment, reviewer, decision, comment="", digest_seen):
+def review_decide(
+    *,
+    assignment: ReviewAssignment,
+    reviewer: User,
+    decision: str,
+    comment: str = "",
+    digest_seen: str,
+) -> ReviewAssignment:
     """
     Record ``reviewer``'s decision on the content they saw (``digest_seen``). A
     decision on content that has changed since is refused. Approval by the last
@@ -341,13 +386,13 @@ def review_decide(*, assignment, reviewer, decision, comment="", digest_seen):
     assignment = ReviewAssignment.objects.select_for_update().get(pk=assignment.pk)
     claim = assignment.claim
     if assignment.reviewer_id != reviewer.pk:
-        raise ValidationError(
+        raise NotAllowed(
             "Only the assigned reviewer can decide on this review.", code="not_assigned"
         )
     if claim.author_id == reviewer.pk:
-        raise ValidationError("The claim's author cannot review it.", code="author")
+        raise NotAllowed("The claim's author cannot review it.", code="author")
     if not can_sign_off(reviewer, assignment):
-        raise ValidationError("Only a member of Reviewer can sign off.", code="not_assigned")
+        raise NotAllowed("Only a member of Reviewer can sign off.", code="not_assigned")
     if refusal := review_refusal(claim=claim, digest_seen=digest_seen):
         raise refusal
     digest = claim_digest(claim)
@@ -388,7 +433,9 @@ def review_decide(*, assignment, reviewer, decision, comment="", digest_seen):
 
 
 @transaction.atomic
-def signoffs_revalidate(*, claim, reason, actor=None, force=False):
+def signoffs_revalidate(
+    *, claim: Claim, reason: str, actor: User | None = None, force: bool = False
+) -> list[ReviewAssignment]:
     """
     Void every approval whose digest is not the claim's current content (or
     every approval, with ``force``, when something outside the digest changed,
@@ -419,7 +466,7 @@ def signoffs_revalidate(*, claim, reason, actor=None, force=False):
 
 
 @transaction.atomic
-def claims_signoffs_revalidate(*, claims, actor, reason):
+def claims_signoffs_revalidate(*, claims: QuerySet[Claim], actor: User | None, reason: str) -> None:
     """
     ``signoffs_revalidate`` for each of ``claims`` still in the workflow, after
     something they show changed outside the claim itself (a verdict's label or
@@ -432,10 +479,10 @@ def claims_signoffs_revalidate(*, claims, actor, reason):
 
 
 @transaction.atomic
-def comment_add(*, claim, author, body):
+def comment_add(*, claim: Claim, author: User, body: str) -> Comment:
     """Add ``author``'s message to the claim's discussion (editors and its reviewers)."""
     if not (is_editor(author) or claim.assignments.filter(reviewer=author).exists()):
-        raise ValidationError(
+        raise NotAllowed(
             "Only editors and the claim's reviewers take part in its discussion.",
             code="not_participant",
         )
@@ -444,3 +491,35 @@ def comment_add(*, claim, author, body):
     comment = Comment.objects.create(claim=claim, author=author, body=body.strip())
     record(actor=author, action="comment.add", target=claim, changes={"body": comment.body})
     return comment
+
+
+@transaction.atomic
+def claim_create_from_selection(
+    *,
+    case: Case,
+    version: SourceVersion,
+    start: int,
+    end: int,
+    selected_text: str,
+    statement: str,
+    claimant: str,
+    author: User,
+) -> Claim:
+    """
+    Create a draft claim in ``case`` from a passage selected in ``version`` of
+    its piece under check: the selection (``start``, ``end``, ``selected_text``,
+    see ``quotation_create_from_selection``) is quoted, and the claim is made
+    where that quotation stands; both or neither are stored. A selection that
+    cannot be quoted is refused with code ``selection`` (its own message kept),
+    so that the form asks for the passage again; a claim refused for its own
+    fields, with that refusal.
+    """
+    try:
+        quotation, _created = quotation_create_from_selection(
+            version=version, start=start, end=end, selected_text=selected_text, actor=author
+        )
+    except ValidationError as refused:
+        raise ValidationError(" ".join(refused.messages), code="selection") from refused
+    return claim_create(
+        case=case, quotation=quotation, statement=statement, claimant=claimant, author=author
+    )

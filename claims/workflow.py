@@ -3,8 +3,9 @@ The claim's life, in one place: the state machine and the content digest.
 
 ``claim_transition`` is the only code that changes a claim's status. Each
 action names the states it leaves from, the state it leads to, who may take it,
-and what must be true first; a refused action raises ``TransitionRefused`` whose
-message says what is missing.
+and what must be true first; an action the claim's state or content does not
+allow raises ``TransitionRefused``, whose message says what is missing, and one
+the actor may not take raises ``NotAllowed``.
 
 The digest is a SHA-256 over everything a reviewer signs: statement, claimant,
 verdict, rationale, the quotation where the claim is made and every piece of
@@ -13,9 +14,12 @@ stores the digest it saw; when the content's digest changes, the sign-off no
 longer holds.
 """
 
+from __future__ import annotations
+
 import hashlib
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
@@ -25,11 +29,18 @@ from django.utils import timezone
 
 from claims.models import Case, CaseStatus, Claim, ClaimStatus, Decision
 from factcheck.audit import record
+from factcheck.exceptions import NotAllowed
 from factcheck.roles import is_editor, is_reviewer
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+    from claims.models import ReviewAssignment
+    from sources.models import Quotation
 
 
 class TransitionRefused(ValidationError):
-    """An action that the claim's state, the actor's role or the content does not allow."""
+    """An action that the claim's state or content does not allow (the actor's role: NotAllowed)."""
 
 
 class Action(models.TextChoices):
@@ -87,7 +98,7 @@ TRANSITIONS = {
 }
 
 
-def quotation_content(quotation):
+def quotation_content(quotation: Quotation) -> dict[str, Any]:
     """What a reviewer sees of a quotation: its words in context, where, and in which upload."""
     version = quotation.version
     return {
@@ -104,7 +115,7 @@ def quotation_content(quotation):
     }
 
 
-def claim_content(claim):
+def claim_content(claim: Claim) -> dict[str, Any]:
     """Everything a reviewer signs off, as plain data."""
     evidence = (
         claim.evidence.select_related("quotation__version__source")
@@ -132,7 +143,7 @@ def claim_content(claim):
     }
 
 
-def claim_digest(claim):
+def claim_digest(claim: Claim) -> str:
     """The SHA-256 of ``claim_content(claim)`` in a canonical JSON form."""
     canonical = json.dumps(
         claim_content(claim), sort_keys=True, ensure_ascii=False, separators=(",", ":")
@@ -140,11 +151,11 @@ def claim_digest(claim):
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def _is_assigned_reviewer(claim, actor):
+def _is_assigned_reviewer(claim: Claim, actor: User) -> bool:
     return claim.assignments.filter(reviewer=actor).exists()
 
 
-def _refuse_unless_allowed(claim, transition, actor):
+def _refuse_unless_allowed(claim: Claim, transition: Transition, actor: User | None) -> None:
     if claim.status not in transition.sources:
         allowed = [ClaimStatus(status).label.lower() for status in sorted(transition.sources)]
         raise TransitionRefused(
@@ -154,19 +165,19 @@ def _refuse_unless_allowed(claim, transition, actor):
             code="wrong_state",
         )
     if transition.taken_by == EDITOR and not is_editor(actor):
-        raise TransitionRefused(
+        raise NotAllowed(
             f"Only an editor can {Action(transition.action).label.lower()}.", code="not_editor"
         )
     if transition.taken_by == REVIEWER:
         if actor is not None and claim.author_id == getattr(actor, "pk", None):
-            raise TransitionRefused("The claim's author cannot review it.", code="author")
+            raise NotAllowed("The claim's author cannot review it.", code="author")
         if not (is_reviewer(actor) and _is_assigned_reviewer(claim, actor)):
-            raise TransitionRefused(
+            raise NotAllowed(
                 "Only a reviewer assigned to this claim can decide on it.", code="not_assigned"
             )
 
 
-def claim_missing(claim):
+def claim_missing(claim: Claim) -> list[str]:
     """
     What ``claim``'s content lacks to be reviewed, approved or published, as
     phrases ("a verdict", ...); empty when it is complete. A claim can lose a
@@ -183,7 +194,7 @@ def claim_missing(claim):
     return missing
 
 
-def _refuse_unless_ready(claim, action):
+def _refuse_unless_ready(claim: Claim, action: str) -> None:
     if action == Action.SUBMIT:
         missing = claim_missing(claim)
         if not claim.assignments.exists():
@@ -193,6 +204,16 @@ def _refuse_unless_ready(claim, action):
                 "The claim cannot go to review yet: it needs " + and_list(missing) + ".",
                 code="incomplete",
             )
+    # Imported here: the seed package builds its case through the services, which use this module.
+    from claims.seed.first_case import is_seeded_checklist
+
+    if action == Action.PUBLISH and is_seeded_checklist(claim.rationale):
+        raise TransitionRefused(
+            "The claim cannot be published with the seeded checklist as its rationale: that "
+            "is a to-do list for the desk. Write the rationale readers will see (what the "
+            "evidence shows and why it supports the verdict), and send the claim to review again.",
+            code="checklist_rationale",
+        )
     if action in {Action.APPROVE, Action.PUBLISH} and (missing := claim_missing(claim)):
         verb = "approved" if action == Action.APPROVE else "published"
         raise TransitionRefused(
@@ -215,12 +236,12 @@ def _refuse_unless_ready(claim, action):
             )
 
 
-def and_list(items, conjunction="and"):
+def and_list(items: list[str], conjunction: str = "and") -> str:
     """``items`` as a sentence lists them: "a", "a and b", "a, b and c"."""
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} {conjunction} {items[-1]}"
 
 
-def allowed_actions(claim, actor):
+def allowed_actions(claim: Claim, actor: User) -> list[Action]:
     """
     The actions ``actor`` could take on ``claim`` now, for the claim page's
     buttons: an editor's. A reviewer decides on the review page (``claim_transition``).
@@ -231,18 +252,26 @@ def allowed_actions(claim, actor):
             continue
         try:
             _refuse_unless_allowed(claim, transition, actor)
-        except TransitionRefused:
+        except (TransitionRefused, NotAllowed):
             continue
         actions.append(action)
     return actions
 
 
 @transaction.atomic
-def claim_transition(*, claim, action, actor, reason="", decision_of=None):
+def claim_transition(
+    *,
+    claim: Claim,
+    action: str,
+    actor: User | None,
+    reason: str = "",
+    decision_of: ReviewAssignment | None = None,
+) -> Claim:
     """
     Take ``action`` on ``claim`` as ``actor`` (None for the system): check the
     state, the actor's role and the action's preconditions, change the status,
-    and record the event. Returns the claim, refreshed.
+    and record the event. Returns the claim, refreshed. An action the actor may
+    not take raises NotAllowed; one the claim is not ready for, TransitionRefused.
 
     A reviewer's action (approve, request changes) follows from their decision,
     recorded with its comment on the content they saw (``review_decide``):
@@ -288,7 +317,7 @@ def claim_transition(*, claim, action, actor, reason="", decision_of=None):
     return claim
 
 
-def _case_published_with(claim, *, actor):
+def _case_published_with(claim: Claim, *, actor: User | None) -> None:
     """
     An open case is published with its first published claim: its public page
     is live from then on, and the desk says so. An archived case stays archived.

@@ -8,6 +8,6 @@ class FactcheckConfig(AppConfig):
     def ready(self):
         from django.db.backends.signals import connection_created
 
-        from factcheck.database import add_sqlite_functions
+        from factcheck.text_match import add_sqlite_functions
 
         connection_created.connect(add_sqlite_functions, dispatch_uid="sqlite-functions")

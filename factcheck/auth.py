@@ -37,7 +37,7 @@ from django.template import loader
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views import csrf as csrf_views
 
-from factcheck.shortcuts import plain_answer
+from factcheck.http import plain_answer
 
 #: Attempts allowed per window for one username, and from one client address.
 LOGIN_ATTEMPTS_PER_ACCOUNT = 5

@@ -1,81 +1,100 @@
-"""
-What a request gets when the database is gone: a short 503 page, not a 500.
+"""The project's own middleware."""
 
-Django turns every exception raised by a view *or by a middleware* into a
-response at the layer where it happened, and an exception it does not know
-becomes a 500 from ``handler500``. A lost database surfaces anywhere in that
-stack: in the session and authentication middleware (the first query of
-almost every request), in a view, or when the session is saved afterwards.
-So the answer lives in ``handler500`` (named in ``factcheck/urls.py``), the
-one place every such exception reaches: when the exception being handled is a
-lost database (``django.db.OperationalError``/``InterfaceError``, psycopg's
-own, or psycopg_pool's ``PoolTimeout`` after the pool waited its few seconds
-for a connection), the client gets 503 with ``Retry-After`` and a plain page
-that says so; anything else gets the ordinary 500 page. Django logs the
-request once, as it logs every 5xx (``django.request``, with the traceback);
-the client never sees a traceback.
+from urllib.parse import urlencode
 
-With DEBUG on, Django shows its technical 500 page instead, on purpose: the
-developer wants the traceback.
-"""
+from django.http import QueryDict
+from django.shortcuts import render
+from django.urls import get_resolver, get_urlconf
+from django.utils.cache import patch_vary_headers
 
-import sys
+from factcheck.exceptions import Refused
+from factcheck.http import plain_answer
+from factcheck.text import with_lf
 
-from django.db import InterfaceError, OperationalError
-from django.http import HttpResponse
-from django.views import defaults
-
-try:  # psycopg is there whenever PostgreSQL is used; the SQLite setup works without.
-    import psycopg
-    from psycopg_pool import PoolTimeout
-except ImportError:  # pragma: no cover - psycopg is a pinned dependency
-    DATABASE_UNAVAILABLE = (OperationalError, InterfaceError)
-else:
-    DATABASE_UNAVAILABLE = (
-        OperationalError,
-        InterfaceError,
-        psycopg.OperationalError,
-        psycopg.InterfaceError,
-        PoolTimeout,
-    )
-
-#: Seconds after which a client may try again (the page says "in a minute").
-RETRY_AFTER_SECONDS = 60
-
-UNAVAILABLE_PAGE = """<!doctype html>
-<html lang="en">
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Database unavailable · factcheck</title>
-<h1>The database is unavailable</h1>
-<p>factcheck cannot reach its database just now, so this page cannot be shown.
-Please try again in a minute.</p>
-<p>If you were saving something, look whether it was saved once the site is back.</p>
-</html>
-"""
+_FORM_TYPES = frozenset({"application/x-www-form-urlencoded", "multipart/form-data"})
 
 
-def is_database_unavailable(error):
-    """True when ``error``, or an exception it was raised from, is a lost database."""
-    seen = set()
-    while error is not None and id(error) not in seen:
-        if isinstance(error, DATABASE_UNAVAILABLE):
-            return True
-        seen.add(id(error))
-        error = error.__cause__ or error.__context__
-    return False
+class RefusalMiddleware:
+    """
+    Answers a refusal a view let through (``factcheck.exceptions``) with its
+    status code: the one place they are mapped. ``NotAllowed`` is a 403 and
+    ``NotFound`` a 404, with the site's own pages for them (``handler403`` and
+    ``handler404``, which show the refusal's sentence); ``Conflict`` a 409 with
+    a page that says what happened. A request from a part of a page (htmx) gets
+    the sentence in plain text, which static/js/request_errors.js shows above
+    the page, keeping what the user typed.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if not isinstance(exception, Refused):
+            return None
+        if getattr(request, "htmx", False):
+            return plain_answer(exception.message, exception.status)
+        if exception.status in (403, 404):
+            handler = get_resolver(get_urlconf()).resolve_error_handler(exception.status)
+            return handler(request, exception)
+        return render(
+            request, "refused.html", {"exception": exception.message}, status=exception.status
+        )
 
 
-def database_unavailable_response():
-    """503 with Retry-After and the plain page; never cached."""
-    response = HttpResponse(UNAVAILABLE_PAGE, status=503, content_type="text/html; charset=utf-8")
-    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
-    response["Cache-Control"] = "no-store"
-    return response
+class LineBreaksMiddleware:
+    """
+    A POSTed form's fields with LF line breaks for the views, as the app keeps
+    every text; files as sent.
+
+    A browser sends each line break of a submitted form as CR LF (HTML's form
+    encoding), while htmx sends the LF the textarea holds, and a textarea's
+    ``maxlength`` counts one character for it. Read as sent, a text the browser
+    let through at 5,000 characters would be refused at 5,018, a statement saved
+    again unchanged would count as changed, and a selection quoted across
+    paragraphs would not match the stored text (whose line breaks are LF,
+    sources/extraction.py).
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        # After the CSRF and login checks: a request they refuse is never read here.
+        if request.method == "POST" and request.content_type in _FORM_TYPES:
+            fields = request.POST
+            if any("\r" in value for _name, values in fields.lists() for value in values):
+                # Built anew rather than edited: Django hands views a read-only QueryDict.
+                request.POST = QueryDict(
+                    urlencode(
+                        [
+                            (name, with_lf(value))
+                            for name, values in fields.lists()
+                            for value in values
+                        ]
+                    ),
+                    encoding=fields.encoding,
+                )
 
 
-def server_error(request):
-    """``handler500``: 503 for a lost database, Django's own 500 page for anything else."""
-    if is_database_unavailable(sys.exc_info()[1]):
-        return database_unavailable_response()
-    return defaults.server_error(request)
+class VaryOnHtmxMiddleware:
+    """
+    A page answers an htmx request with a fragment at the same address as the
+    whole page (a filter, a page of results, a search pushed into the history
+    with ``hx-push-url``). ``Vary: HX-Request`` keeps the browser's cache from
+    handing that fragment, alone and unstyled, to a plain visit of the address,
+    such as the Back button's.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        patch_vary_headers(response, ("HX-Request",))
+        return response

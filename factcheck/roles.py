@@ -7,6 +7,8 @@ permissions a role grants are written down in one place and can be checked
 with ``user.has_perm``.
 """
 
+from factcheck.exceptions import NotAllowed
+
 EDITOR = "Editor"
 REVIEWER = "Reviewer"
 
@@ -84,11 +86,9 @@ def is_editor(user):
 
 
 def require_editor(user, doing):
-    """Raise ValidationError unless ``user`` is an editor; ``doing`` completes the message."""
-    from django.core.exceptions import ValidationError
-
+    """Raise NotAllowed unless ``user`` is an editor; ``doing`` completes the message."""
     if not is_editor(user):
-        raise ValidationError(f"Only an editor can {doing}.", code="not_editor")
+        raise NotAllowed(f"Only an editor can {doing}.", code="not_editor")
 
 
 def is_reviewer(user):

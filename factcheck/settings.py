@@ -86,11 +86,13 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # Django's, answering an htmx request whose session has ended with 401 and a sentence.
     "factcheck.auth.LoginRequiredMiddleware",
-    "factcheck.line_breaks.LineBreaksMiddleware",
+    "factcheck.middleware.LineBreaksMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    "factcheck.htmx.VaryOnHtmxMiddleware",
+    "factcheck.middleware.VaryOnHtmxMiddleware",
+    # Our refusals (factcheck/exceptions.py) raised by views, answered with their status codes.
+    "factcheck.middleware.RefusalMiddleware",
 ]
 
 ROOT_URLCONF = "factcheck.urls"
@@ -126,7 +128,7 @@ if DATABASE_URL:
         # The pool keeps connections; Django must not keep its own on top.
         database["CONN_MAX_AGE"] = 0
         # With the database gone, a request waits at most DATABASE_POOL_TIMEOUT for a
-        # connection and then gets the 503 page (factcheck/middleware.py); connections
+        # connection and then gets the 503 page (factcheck/database_outage.py); connections
         # are checked as they leave the pool, so the ones a restart killed are dropped,
         # and a reconnection that keeps failing gives up as soon, so that the next
         # request tries afresh instead of waiting out a long backoff.

@@ -12,8 +12,8 @@ from factcheck.auth import (
 )
 from factcheck.views import healthz_view, search_view
 
-# A lost database answers 503 with a plain page instead of a 500 (factcheck/middleware.py).
-handler500 = "factcheck.middleware.server_error"
+# A lost database answers 503 with a plain page instead of a 500 (factcheck/database_outage.py).
+handler500 = "factcheck.views.server_error"
 # A form over the size limit (a very long pasted text) says so (factcheck/views.py).
 handler400 = "factcheck.views.bad_request"
 

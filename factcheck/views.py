@@ -1,3 +1,5 @@
+import sys
+
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required, permission_required
 from django.core.exceptions import RequestDataTooBig
@@ -6,10 +8,11 @@ from django.shortcuts import render
 from django.template.defaultfilters import filesizeformat
 from django.views import defaults
 
+from factcheck.database_outage import database_unavailable_response, is_database_unavailable
+from factcheck.http import plain_answer
 from factcheck.pagination import Paginator
 from factcheck.roles import claim_ids_visible_to
 from factcheck.search import search
-from factcheck.shortcuts import plain_answer
 
 RESULTS_PER_PAGE = 20
 #: A search reads this much of what was typed (a whole sentence is plenty to find a passage).
@@ -58,3 +61,13 @@ def bad_request(request, exception):
             413,
         )
     return defaults.bad_request(request, exception)
+
+
+def server_error(request):
+    """
+    ``handler500``: 503 for a lost database (factcheck/database_outage.py), Django's
+    own 500 page for anything else.
+    """
+    if is_database_unavailable(sys.exc_info()[1]):
+        return database_unavailable_response()
+    return defaults.server_error(request)

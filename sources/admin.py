@@ -2,7 +2,7 @@ from django.contrib import admin
 
 from factcheck.admin import AuditedAdminMixin, ReadOnlyAdminMixin
 from sources.models import Quotation, Reanchoring, Source, SourceVersion
-from sources.signals import source_retitled
+from sources.services import source_update
 
 
 class SourceVersionInline(admin.TabularInline):
@@ -26,11 +26,16 @@ class SourceAdmin(AuditedAdminMixin, admin.ModelAdmin):
     inlines = [SourceVersionInline]
 
     def save_model(self, request, obj, form, change):
-        super().save_model(request, obj, form, change)
-        if change and "title" in form.changed_data:
-            source_retitled.send(
-                sender=Source, source=obj, old_title=form.initial["title"], actor=request.user
-            )
+        if not change:
+            super().save_model(request, obj, form, change)
+            return
+        # Through the service, as the app's own changes go: it is audited there
+        # (source.update), and a new title sends the claims quoting it back to review.
+        source_update(
+            source=Source.objects.get(pk=obj.pk),
+            actor=request.user,
+            **{name: form.cleaned_data[name] for name in form.changed_data},
+        )
 
 
 @admin.register(SourceVersion)

@@ -1,6 +1,9 @@
 """Writes for the sources app. Each function records what it did in the audit trail."""
 
+from __future__ import annotations
+
 import unicodedata
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -25,22 +28,46 @@ from sources.models import (
     Source,
     SourceVersion,
 )
-from sources.signals import quotations_reanchored, reanchoring_confirmed
+from sources.signals import quotations_reanchored, reanchoring_confirmed, source_retitled
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+    from django.db.models import QuerySet
+
+    from sources.extraction import ExtractionResult
 
 
 @transaction.atomic
-def source_create(*, actor, title, **fields):
-    """Register a source (its metadata; documents come as versions)."""
+def source_create(
+    *,
+    actor: User | None,
+    title: str,
+    content: bytes | None = None,
+    filename: str = "",
+    **fields: Any,
+) -> Source:
+    """
+    Register a source (its metadata, ``fields``); with ``content``, the bytes of
+    its first version too (``source_version_upload``): both or neither are stored.
+    """
     source = Source(title=title, created_by=acting_user(actor), **fields)
     source.full_clean()
     source.save()
     record(actor=actor, action="source.create", target=source, changes={"title": title})
+    if content is not None:
+        source_version_upload(source=source, content=content, filename=filename, actor=actor)
     return source
 
 
 @transaction.atomic
-def source_update(*, source, actor, **fields):
-    """Change a source's metadata (never its versions)."""
+def source_update(*, source: Source, actor: User | None, **fields: Any) -> Source:
+    """
+    Change a source's metadata (never its versions). A new title is part of
+    what reviewers signed off (each quotation is shown with its source's
+    title): ``source_retitled`` is sent, in the same transaction, so that the
+    claims quoting the source that are still in the workflow go back to review
+    (claims/receivers.py); published claims keep their sign-offs.
+    """
     changes = {}
     for name, value in fields.items():
         old = getattr(source, name)
@@ -51,10 +78,14 @@ def source_update(*, source, actor, **fields):
         source.full_clean()
         source.save()
         record(actor=actor, action="source.update", target=source, changes=changes)
+    if "title" in changes:
+        source_retitled.send(
+            sender=Source, source=source, old_title=changes["title"][0], actor=actor
+        )
     return source
 
 
-def display_filename(filename):
+def display_filename(filename: str | None) -> str:
     """
     The uploader's file name as kept for display (``original_filename``): its last path
     part only (no ``../`` or ``C:\\`` parts), without control, format (bidi override,
@@ -82,7 +113,7 @@ def display_filename(filename):
     return name
 
 
-def too_large_message(size, limit):
+def too_large_message(size: int, limit: int) -> str:
     """
     Why a file of ``size`` bytes is refused: in megabytes, or in bytes where
     the two round to the same figure (one byte over would read "25.0 MB, over
@@ -96,7 +127,7 @@ def too_large_message(size, limit):
     return f"The file is {filesizeformat(size)}, over the limit of {filesizeformat(limit)}."
 
 
-def check_upload(content, filename=""):
+def check_upload(content: bytes, filename: str = "") -> str:
     """
     The media type of uploaded ``content``, decided from the bytes themselves;
     ValidationError naming the reason when it cannot be accepted: empty, over
@@ -112,7 +143,9 @@ def check_upload(content, filename=""):
 
 
 @transaction.atomic
-def source_version_upload(*, source, content, filename, actor):
+def source_version_upload(
+    *, source: Source, content: bytes, filename: str, actor: User | None
+) -> tuple[SourceVersion, bool]:
     """
     Store uploaded ``content`` as the next version of ``source`` and queue its
     text extraction. Returns ``(version, created)``: the bytes of the latest
@@ -140,8 +173,13 @@ def source_version_upload(*, source, content, filename, actor):
 
 @transaction.atomic
 def source_version_create_from_text(
-    *, source, text, actor, media_type=MediaType.TEXT, original_filename=""
-):
+    *,
+    source: Source,
+    text: str,
+    actor: User | None,
+    media_type: str = MediaType.TEXT,
+    original_filename: str = "",
+) -> tuple[SourceVersion, bool]:
     """
     Store ``text`` as a new version of ``source`` whose extracted text is the text
     itself, ready to quote at once (used for seeding); quotations of the previous
@@ -170,18 +208,26 @@ def source_version_create_from_text(
     return version, True
 
 
-def _lock_source(source):
+def _lock_source(source: Source) -> None:
     """Lock ``source``'s row until the transaction ends: one upload at a time takes a number."""
     Source.objects.select_for_update().filter(pk=source.pk).first()
 
 
-def _latest_with_same_bytes(source, content):
+def _latest_with_same_bytes(source: Source, content: bytes) -> SourceVersion | None:
     """``source``'s latest version if ``content`` is its bytes, else None."""
     latest = source.versions.order_by("-number").first()
     return latest if latest is not None and latest.sha256 == SourceVersion.digest(content) else None
 
 
-def _store_version(*, source, content, media_type, filename, actor, **extraction):
+def _store_version(
+    *,
+    source: Source,
+    content: bytes,
+    media_type: str,
+    filename: str,
+    actor: User | None,
+    **extraction: Any,
+) -> SourceVersion:
     # Two uploads must not both take the next number.
     _lock_source(source)
     number = (source.versions.aggregate(last=Max("number"))["last"] or 0) + 1
@@ -214,7 +260,7 @@ def _store_version(*, source, content, media_type, filename, actor, **extraction
     return version
 
 
-def find_span(text, exact, occurrence=1):
+def find_span(text: str, exact: str, occurrence: int = 1) -> tuple[int, int]:
     """
     The ``(start, end)`` of the ``occurrence``-th (1-based) appearance of
     ``exact`` in ``text``; ValidationError saying so when it is not there.
@@ -232,7 +278,9 @@ def find_span(text, exact, occurrence=1):
 
 
 @transaction.atomic
-def quotation_create(*, version, start, end, actor):
+def quotation_create(
+    *, version: SourceVersion, start: int, end: int, actor: User | None
+) -> tuple[Quotation, bool]:
     """
     Quote ``version``'s text from ``start`` to ``end``. The same span again gives
     back the existing quotation. Returns ``(quotation, created)``.
@@ -251,11 +299,13 @@ def quotation_create(*, version, start, end, actor):
     return quotation, True
 
 
-def _same_words(one, other):
+def _same_words(one: str, other: str) -> bool:
     return " ".join(one.split()) == " ".join(other.split())
 
 
-def quotation_create_from_selection(*, version, start, end, selected_text, actor):
+def quotation_create_from_selection(
+    *, version: SourceVersion, start: int, end: int, selected_text: str, actor: User | None
+) -> tuple[Quotation, bool]:
     """
     Quote what a reader selected: ``start`` and ``end`` are code-point offsets
     into the version's text, ``selected_text`` what the browser says was
@@ -311,7 +361,13 @@ def quotation_create_from_selection(*, version, start, end, selected_text, actor
 
 
 @transaction.atomic
-def version_extraction_finish(*, version, result=None, status, error=""):
+def version_extraction_finish(
+    *,
+    version: SourceVersion,
+    result: ExtractionResult | None = None,
+    status: str,
+    error: str = "",
+) -> SourceVersion:
     """
     Record the outcome of extracting ``version``'s text: the text itself when
     ``status`` is ready, else the reason it failed. Then carry the quotations of
@@ -338,7 +394,7 @@ def version_extraction_finish(*, version, result=None, status, error=""):
     return version
 
 
-def _passage_location(version, start, end):
+def _passage_location(version: SourceVersion, start: int, end: int) -> str:
     """Where a searchable passage is: its pages (the match may be on any of them), or offsets."""
     if not version.page_offsets:
         return f"version {version.number}, characters {start}–{end}"
@@ -347,7 +403,7 @@ def _passage_location(version, start, end):
     return f"version {version.number}, {pages}"
 
 
-def index_version_text(version):
+def index_version_text(version: SourceVersion) -> None:
     """Make ``version``'s text the searchable text of its source (the latest version wins)."""
     source = version.source
     search.replace_entries(
@@ -368,7 +424,7 @@ def index_version_text(version):
     )
 
 
-def previous_ready_version(version):
+def previous_ready_version(version: SourceVersion) -> SourceVersion | None:
     return (
         version.source.versions.filter(
             number__lt=version.number, extraction_status=ExtractionStatus.READY
@@ -378,7 +434,7 @@ def previous_ready_version(version):
     )
 
 
-def stranded_quotations(previous):
+def stranded_quotations(previous: SourceVersion) -> QuerySet[Quotation]:
     """
     The quotations of ``previous``'s source that an earlier version orphaned
     and that no version since has found again: left behind in versions older
@@ -403,7 +459,7 @@ def stranded_quotations(previous):
 
 
 @transaction.atomic
-def version_reanchor(*, version):
+def version_reanchor(*, version: SourceVersion) -> list[Reanchoring]:
     """
     Carry every quotation of the source's previous ready version to ``version``:
     an exact match (prefix and suffix decide between repeats) becomes a new
@@ -470,7 +526,7 @@ def version_reanchor(*, version):
 
 
 @transaction.atomic
-def reanchoring_confirm(*, reanchoring, actor):
+def reanchoring_confirm(*, reanchoring: Reanchoring, actor: User | None) -> Reanchoring:
     """
     A person confirms that a changed quotation's new words are the passage that
     was quoted, so that claims may rely on the new quotation.

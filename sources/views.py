@@ -2,7 +2,6 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
 from django.core.exceptions import ValidationError
-from django.db import transaction
 from django.http import FileResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -10,8 +9,8 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from factcheck.http import found_or_404
 from factcheck.pagination import Paginator
-from factcheck.shortcuts import found_or_404
 from sources import anchoring
 from sources.forms import QuoteFinderForm, SelectionForm, SourceForm, UploadForm
 from sources.highlighting import offset_in_text
@@ -54,15 +53,12 @@ def source_create_view(request):
         form = SourceForm(request.POST)
         upload = upload_form(request.POST, request.FILES, require_document=False)
         if form.is_valid() and upload.is_valid():
-            with transaction.atomic():
-                source = source_create(actor=request.user, **form.cleaned_data)
-                if upload.cleaned_data["content"] is not None:
-                    source_version_upload(
-                        source=source,
-                        content=upload.cleaned_data["content"],
-                        filename=upload.cleaned_data["filename"],
-                        actor=request.user,
-                    )
+            source = source_create(
+                actor=request.user,
+                content=upload.cleaned_data["content"],
+                filename=upload.cleaned_data.get("filename", ""),
+                **form.cleaned_data,
+            )
             messages.success(request, f"Source “{source}” registered.")
             return redirect_to(request, source.get_absolute_url())
         status = 422

@@ -5,7 +5,16 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.utils import timezone
 
-from claims.models import Case, Claim, Comment, Correction, Evidence, Rating, ReviewAssignment
+from claims.models import (
+    Case,
+    Claim,
+    ClaimFlag,
+    Comment,
+    Correction,
+    Evidence,
+    Rating,
+    ReviewAssignment,
+)
 from factcheck.roles import EDITOR, REVIEWER
 from sources.models import Quotation, Source, SourceVersion
 from sources.services import find_span, quotation_create, source_version_create_from_text
@@ -231,3 +240,19 @@ def make_case_with_claims(count, reviewer):
         EvidenceFactory(claim=claim, quotation=QuotationFactory(exact="9.0 seconds"))
         claims.append(claim)
     return case, claims
+
+
+def flagged(claim):
+    """The reasons of ``claim``'s open review flags, one a line ("" for none)."""
+    return "\n".join(flag.reason for flag in ClaimFlag.objects.open().filter(claim_id=claim.pk))
+
+
+class ClaimFlagFactory(factory.django.DjangoModelFactory):
+    """A flag written as a sentence (kind "other"), as one raised for any reason."""
+
+    class Meta:
+        model = ClaimFlag
+
+    claim = factory.SubFactory(ClaimFactory)
+    kind = ClaimFlag.Kind.OTHER
+    note = "A reason to look at the claim again."

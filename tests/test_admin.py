@@ -7,6 +7,7 @@ from django_tasks_db.models import DBTaskResult
 from claims.models import (
     Case,
     Claim,
+    ClaimFlag,
     Comment,
     Correction,
     ErrorReport,
@@ -18,6 +19,7 @@ from factcheck.models import AuditEvent, Organisation, SearchEntry
 from sources.models import Quotation, Reanchoring, Source, SourceVersion
 from sources.services import source_version_create_from_text
 from tests.factories import (
+    ClaimFlagFactory,
     CommentFactory,
     CorrectionFactory,
     EvidenceFactory,
@@ -43,6 +45,7 @@ ADD_DISABLED = {
     Reanchoring,
     Organisation,
     Claim,
+    ClaimFlag,
     Evidence,
     ReviewAssignment,
     Correction,
@@ -60,6 +63,7 @@ def admin_client(client, db, first_case):
     ReviewAssignmentFactory(claim=claim)
     CorrectionFactory(case=first_case, claim=claim)
     CommentFactory(claim=claim)
+    ClaimFlagFactory(claim=claim)
     Organisation.current()
     ErrorReport.objects.create(page_url="/corrections/", message="A typo.", sender_key="k")
     carried = QuotationFactory(exact="1,111 tokens per second")

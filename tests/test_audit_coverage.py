@@ -324,6 +324,23 @@ def root(client):
 
 
 def test_a_change_in_the_admin_is_audited_with_old_and_new_values(client, root):
+    response = client.post(
+        reverse("admin:claims_rating_add"),
+        {"label": "Half true", "order": "33", "value": "3", "meaning": "Partly."},
+    )
+    rating = Rating.objects.get(label="Half true")
+    url = reverse("admin:claims_rating_change", args=[rating.pk])
+
+    response = client.post(
+        url, {"label": "Half right", "order": "33", "value": "3", "meaning": "Partly."}
+    )
+
+    assert response.status_code == 302, response.content.decode()[:2000]
+    event = event_for("rating.admin_change", rating, root)
+    assert event.changes == {"label": ["Half true", "Half right"]}
+
+
+def test_a_source_changed_in_the_admin_is_audited_by_its_service(client, root):
     source = SourceFactory(title="Old title", publisher="Together AI")
     url = reverse("admin:sources_source_change", args=[source.pk])
 
@@ -334,8 +351,11 @@ def test_a_change_in_the_admin_is_audited_with_old_and_new_values(client, root):
     )
 
     assert response.status_code == 302, response.content.decode()[:2000]
-    event = event_for("source.admin_change", source, root)
+    # source_update, as for a change made in the app: one event, with old and new values.
+    event = event_for("source.update", source, root)
     assert event.changes == {"title": ["Old title", "New title"]}
+    assert not AuditEvent.objects.filter(action="source.admin_change").exists()
+    assert Source.objects.get(pk=source.pk).title == "New title"
 
 
 #: The source page's inline of versions, empty.

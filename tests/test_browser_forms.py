@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from claims.models import Claim, ClaimStatus, Correction
 from tests.browser import *  # noqa: F403  (the fixtures and helpers)
-from tests.factories import QuotationFactory
+from tests.factories import ClaimFlagFactory, QuotationFactory, flagged
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -72,7 +72,7 @@ def editor_on_a_flagged_claim(browser, live_server, desk):
     """``(page, claim)``: an editor's page open on a claim of the desk's case, flagged."""
     _editor, _reviewer, case = desk
     claim = case.claims.first()
-    Claim.objects.filter(pk=claim.pk).update(needs_attention="The evidence's words are gone.")
+    ClaimFlagFactory(claim=claim, note="The evidence's words are gone.")
     page = new_page(browser)  # noqa: F405
     log_in(page, live_server.url, "eddie")  # noqa: F405
     page.goto(f"{live_server.url}{claim.get_absolute_url()}")
@@ -93,7 +93,7 @@ def test_a_flag_clear_refused_from_the_keyboard_leaves_the_focus_in_the_redrawn_
     expect(page.locator("#claim-fields")).to_contain_text("not saved")
     expect(page.locator("#id_claimant")).to_have_value("Typed and not saved yet")
     focus_in_the_form(page)
-    assert Claim.objects.get(pk=claim.pk).needs_attention == "The evidence's words are gone."
+    assert flagged(claim) == "The evidence's words are gone."
 
 
 def test_a_flag_cleared_from_the_keyboard_leaves_the_focus_on_its_message(
@@ -109,7 +109,7 @@ def test_a_flag_cleared_from_the_keyboard_leaves_the_focus_on_its_message(
     expect(page.locator("#claim-header")).not_to_contain_text("Needs review")
     expect(page.locator("#history")).to_contain_text("cleared its review flag")
     focus_in_the_form(page)
-    assert Claim.objects.get(pk=claim.pk).needs_attention == ""
+    assert flagged(claim) == ""
 
 
 def test_enter_in_the_evidence_search_lists_the_matches_and_attaches_nothing(

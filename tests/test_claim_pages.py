@@ -13,7 +13,6 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from claims import views
 from claims.models import Claim, ClaimStatus, Decision
 from claims.selectors import open_review_count
 from claims.services import (
@@ -22,9 +21,10 @@ from claims.services import (
     review_decide,
     reviewer_assign,
 )
-from claims.views import REVIEWS_PER_PAGE
+from claims.views import desk as desk_views
+from claims.views.desk import REVIEWS_PER_PAGE
 from claims.workflow import Action, claim_digest, claim_transition
-from factcheck.database import _words_apart, containing_words
+from factcheck.text_match import _words_apart, containing_words
 from sources.models import AnchoringStatus, Quotation, Reanchoring
 from sources.services import reanchoring_confirm, source_version_create_from_text
 from tests.factories import (
@@ -990,7 +990,7 @@ def test_a_decision_on_a_claim_sent_back_between_the_page_and_the_post_shows_it_
         )
         return review_decide(**kwargs)
 
-    monkeypatch.setattr(views, "review_decide", decide_after_the_other_reviewer)
+    monkeypatch.setattr(desk_views, "review_decide", decide_after_the_other_reviewer)
     client.force_login(second)
     response = client.post(
         reverse("claims:review", args=[claim.assignments.get(reviewer=second).pk]),

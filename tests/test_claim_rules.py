@@ -8,7 +8,9 @@ from django.utils import timezone
 
 from claims.models import Case, Claim, Correction, ReviewAssignment
 from claims.selectors import case_claim_index
-from claims.services import claim_create
+from claims.services import claim_create, claim_create_from_selection
+from factcheck.models import AuditEvent
+from sources.models import Quotation
 from sources.services import find_span, quotation_create
 from tests.factories import (
     CaseFactory,
@@ -188,3 +190,76 @@ def test_the_migration_numbers_each_cases_claims_in_the_order_the_piece_makes_th
     numbers = dict(Claim.objects.values_list("pk", "number"))
     assert [numbers[claim.pk] for claim in (first, second, third, elsewhere)] == [1, 2, 3, 1]
     assert Case.objects.get(pk=case.pk).last_claim_number == 3
+
+
+# A claim made from a selection of the piece: one service, the quotation and the claim together.
+
+
+def test_a_claim_from_a_selection_quotes_the_selected_words_and_is_made_there():
+    case = CaseFactory()
+    version = SourceVersionFactory(source=case.source_under_check)
+    editor = EditorFactory()
+    start, end = find_span(version.extracted_text, "467 seconds")
+
+    claim = claim_create_from_selection(
+        case=case,
+        version=version,
+        start=start - 1,  # a stray space caught by the selection is left out
+        end=end,
+        selected_text=" 467 seconds",
+        statement="Start-up took 467 seconds.",
+        claimant="Together AI",
+        author=editor,
+    )
+
+    assert claim.quotation.exact == "467 seconds"
+    assert (claim.case, claim.author, claim.status) == (case, editor, "draft")
+    assert AuditEvent.objects.filter(action="quotation.create", actor=editor).count() == 1
+    assert AuditEvent.objects.filter(action="claim.create", target_id=str(claim.pk)).exists()
+
+
+def test_a_selection_that_does_not_match_the_text_is_refused_as_a_selection():
+    case = CaseFactory()
+    version = SourceVersionFactory(source=case.source_under_check)
+    start, end = find_span(version.extracted_text, "467 seconds")
+
+    with pytest.raises(ValidationError) as refused:
+        claim_create_from_selection(
+            case=case,
+            version=version,
+            start=start,
+            end=end,
+            selected_text="468 seconds",
+            statement="Start-up took 468 seconds.",
+            claimant="",
+            author=EditorFactory(),
+        )
+
+    # The view forgets the selection for this code only, keeping what was typed.
+    assert refused.value.code == "selection"
+    assert "does not match the stored text" in refused.value.message
+    assert not Claim.objects.exists()
+    assert not Quotation.objects.filter(version=version).exists()
+
+
+def test_a_claim_refused_for_its_own_fields_leaves_no_quotation_behind():
+    case = CaseFactory()
+    version = SourceVersionFactory(source=case.source_under_check)
+    start, end = find_span(version.extracted_text, "467 seconds")
+
+    with pytest.raises(ValidationError) as refused:
+        claim_create_from_selection(
+            case=case,
+            version=version,
+            start=start,
+            end=end,
+            selected_text="467 seconds",
+            statement="",
+            claimant="",
+            author=EditorFactory(),
+        )
+
+    assert "statement" in refused.value.message_dict
+    # One transaction: the quotation made for the claim went with it.
+    assert not Quotation.objects.filter(version=version).exists()
+    assert not AuditEvent.objects.filter(action="quotation.create").exists()

@@ -30,6 +30,7 @@ from claims.models import (
     ReportStatus,
 )
 from claims.reports import report_convert
+from factcheck.exceptions import NotAllowed
 from factcheck.models import AuditEvent
 from tests.factories import (
     ClaimFactory,
@@ -266,7 +267,7 @@ def test_verify_corrections_notices_a_removed_entry(published_claim, editor):
 
 def test_a_reviewer_may_approve_but_not_draft_or_publish(published_claim, editor):
     reviewer = ReviewerFactory()
-    with pytest.raises(ValidationError, match="Only an editor"):
+    with pytest.raises(NotAllowed, match="Only an editor"):
         correction_draft(
             case=published_claim.case,
             editor=reviewer,
@@ -276,7 +277,7 @@ def test_a_reviewer_may_approve_but_not_draft_or_publish(published_claim, editor
         )
     draft = draft_update(published_claim, editor)
     correction_approve(correction=draft, approver=reviewer)
-    with pytest.raises(ValidationError, match="Only an editor"):
+    with pytest.raises(NotAllowed, match="Only an editor"):
         correction_publish(correction=draft, editor=reviewer)
     correction_publish(correction=draft, editor=EditorFactory())
 

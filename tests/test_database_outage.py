@@ -24,7 +24,8 @@ from django.tasks import TaskResultStatus
 from django.test import Client, override_settings
 from django_tasks_db.models import DBTaskResult
 
-from factcheck.middleware import is_database_unavailable, server_error
+from factcheck.database_outage import is_database_unavailable
+from factcheck.views import server_error
 from tests import outage_tasks
 from tests.factories import EditorFactory
 from tests.outage_tasks import UNREACHABLE
@@ -237,5 +238,3 @@ def test_the_worker_waits_for_a_lost_queue_database_and_reruns_the_task_it_cut_o
     assert result.return_value == 2
     assert "The database is unavailable" in caplog.text
     assert "will run again" in caplog.text
-
-

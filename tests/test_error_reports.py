@@ -3,11 +3,14 @@
 import lxml.html
 import pytest
 from django.core.cache import cache
+from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils import timezone
 
+from claims.corrections import correction_draft_from_report
 from claims.models import ClaimStatus, Correction, ErrorReport, ReportStatus
-from claims.reports import REPORTS_PER_WINDOW, report_close
+from claims.reports import REPORTS_PER_WINDOW, report_close, report_submit
+from factcheck.models import AuditEvent
 from tests.factories import CaseFactory, ClaimFactory, EditorFactory
 
 pytestmark = pytest.mark.django_db
@@ -338,3 +341,60 @@ def test_the_corrections_log_leads_an_editor_to_the_reports(client, editor):
     log = client.get(reverse("claims:corrections_log"))
 
     assert f'<a class="button" href="{reverse("claims:reports_inbox")}">' in log.text
+
+
+# Drafting from a report, without a request: one service, the draft and the report together.
+
+
+def a_report_about(case):
+    return report_submit(
+        page_url="/corrections/", message="Wrong sum.", address="192.0.2.8", case=case
+    )
+
+
+def test_a_correction_drafted_from_a_report_marks_the_report_converted(editor):
+    case = published_case()
+    stored = a_report_about(case)
+
+    correction = correction_draft_from_report(
+        report=stored,
+        case=case,
+        editor=editor,
+        kind="correction",
+        what_was_wrong=stored.message,
+        what_is_right="The parts add up to 460 seconds.",
+    )
+
+    stored.refresh_from_db()
+    assert (stored.status, stored.correction, stored.handled_by) == (
+        ReportStatus.CONVERTED,
+        correction,
+        editor,
+    )
+    assert correction.status == "draft"
+    assert {"correction.draft", "report.convert"} <= set(
+        AuditEvent.objects.values_list("action", flat=True)
+    )
+
+
+def test_a_report_handled_meanwhile_refuses_the_draft_made_from_it(editor):
+    case = published_case()
+    stored = a_report_about(case)
+    report_close(report=stored, editor=EditorFactory(username="olga"), reply="Fixed, thanks.")
+
+    with pytest.raises(ValidationError) as refused:
+        correction_draft_from_report(
+            report=stored,
+            case=case,
+            editor=editor,
+            kind="correction",
+            what_was_wrong=stored.message,
+            what_is_right="The parts add up to 460 seconds.",
+        )
+
+    assert refused.value.code == "handled"
+    # Both or neither: the draft made before the report was found handled is gone too.
+    assert not Correction.objects.exists()
+    assert not AuditEvent.objects.filter(action="correction.draft").exists()
+    stored.refresh_from_db()
+    assert stored.status == ReportStatus.CLOSED

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from claims.models import Case, Claim, ClaimStatus, Rating
 from claims.selectors import case_claim_index, case_list, claim_status_summary, reviews_for
-from claims.views import CASES_PER_PAGE, CLAIMS_PER_PAGE, PASSAGE_MATCHES_SHOWN
+from claims.views.desk import CASES_PER_PAGE, CLAIMS_PER_PAGE, PASSAGE_MATCHES_SHOWN
 from claims.workflow import Action, claim_transition
 from factcheck.pagination import Paginator
 from factcheck.templatetags.numbers import thousands

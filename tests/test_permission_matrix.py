@@ -18,7 +18,6 @@ from django.apps import apps
 from django.contrib.auth.models import Group
 from django.contrib.contenttypes.models import ContentType
 from django.core.cache import cache
-from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 from django.db.models import Max
@@ -38,6 +37,7 @@ from claims.services import (
     reviewer_assign,
 )
 from claims.workflow import Action, claim_digest, claim_transition
+from factcheck.exceptions import NotAllowed
 from factcheck.models import AuditEvent, Organisation, SearchEntry
 from factcheck.roles import can_sign_off, cases_visible_to, claims_visible_to
 from sources.models import Reanchoring, Source
@@ -45,6 +45,7 @@ from sources.services import find_span, quotation_create, source_version_create_
 from tests.factories import (
     CaseFactory,
     ClaimFactory,
+    ClaimFlagFactory,
     EditorFactory,
     PieceUnderCheckFactory,
     RatingFactory,
@@ -330,7 +331,7 @@ MATRIX = {
 
 #: What staff may do with each registered model in the admin: (the editor's
 #: rights, the superuser's rights), each a subset of "vacd" (view, add, change,
-#: delete). Claims, evidence, assignments, corrections, comments, readers'
+#: delete). Claims, their flags, evidence, assignments, corrections, comments, readers'
 #: reports, versions, re-anchorings and the audit trail are read-only for
 #: everyone: they change only through the services, which keep the workflow's
 #: rules and the audit trail. What the admin may change, it audits.
@@ -339,6 +340,7 @@ ADMIN_RIGHTS = {
     "auth.user": ("", "vacd"),
     "claims.case": ("vac", "vacd"),
     "claims.claim": ("v", "v"),
+    "claims.claimflag": ("", "v"),
     "claims.comment": ("v", "v"),
     "claims.correction": ("v", "v"),
     "claims.errorreport": ("v", "v"),
@@ -547,6 +549,7 @@ class World:
             "factcheck.searchentry": SearchEntry.objects.first(),
             "factcheck.auditevent": AuditEvent.objects.first(),
             "claims.claim": self.claim,
+            "claims.claimflag": ClaimFlagFactory(claim=self.claim),
             "claims.comment": self.claim.comments.first(),
             "claims.correction": self.draft_correction,
             "claims.errorreport": self.report,
@@ -755,7 +758,7 @@ def test_nobody_signs_off_their_own_claim_even_if_assigned_around_the_form(world
     Claim.objects.filter(pk=claim.pk).update(status="in_review")
 
     assert not can_sign_off(author, assignment)
-    with pytest.raises(ValidationError) as refused:
+    with pytest.raises(NotAllowed) as refused:
         review_decide(
             assignment=assignment,
             reviewer=author,
@@ -770,7 +773,7 @@ def test_a_reviewer_who_lost_the_role_can_no_longer_sign_off(world):
     reviewer = world.users["assigned"]
     reviewer.groups.clear()
 
-    with pytest.raises(ValidationError) as refused:
+    with pytest.raises(NotAllowed) as refused:
         review_decide(
             assignment=world.assignment,
             reviewer=reviewer,
@@ -784,7 +787,7 @@ def test_a_reviewer_who_lost_the_role_can_no_longer_sign_off(world):
 @pytest.mark.django_db
 def test_no_one_but_an_assigned_reviewer_takes_a_reviewers_transition(world):
     for role in ("reviewer", "editor", "superuser"):
-        with pytest.raises(ValidationError) as refused:
+        with pytest.raises(NotAllowed) as refused:
             claim_transition(
                 claim=world.claim, action=Action.REQUEST_CHANGES, actor=world.users[role]
             )

@@ -2,14 +2,14 @@
 
 import lxml.html
 import pytest
-from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import override_settings
 from django.urls import reverse
 
-from claims.models import Claim
-from claims.receivers import flag_claim, unflag_claim
+from claims.models import ClaimFlag
+from claims.receivers import flag_raise
 from claims.services import claim_flags_clear
+from factcheck.exceptions import NotAllowed
 from factcheck.models import AuditEvent
 from factcheck.search import search
 from sources.models import AnchoringStatus, Quotation, Reanchoring, SourceVersion
@@ -27,12 +27,14 @@ from sources.views import FINDER_MATCHES_SHOWN
 from tests import sample_files
 from tests.factories import (
     ClaimFactory,
+    ClaimFlagFactory,
     EvidenceFactory,
     PieceUnderCheckFactory,
     QuotationFactory,
     ReviewerFactory,
     SourceFactory,
     SourceVersionFactory,
+    flagged,
     long_source_text,
 )
 
@@ -337,7 +339,7 @@ def test_text_that_is_gone_is_orphaned_and_its_claims_flagged():
     assert reanchoring.status == AnchoringStatus.ORPHANED
     assert reanchoring.new_quotation is None
     claim.refresh_from_db()
-    assert "no longer in version 2" in claim.needs_attention
+    assert "no longer in version 2" in flagged(claim)
 
 
 def test_text_that_comes_back_in_a_later_version_is_found_again_and_its_flag_goes():
@@ -346,12 +348,12 @@ def test_text_that_comes_back_in_a_later_version_is_found_again_and_its_flag_goe
     first_quotation = claim.quotation
     new_version(piece, "Keep this sentence.")
     claim.refresh_from_db()
-    assert "no longer in version 2" in claim.needs_attention
+    assert "no longer in version 2" in flagged(claim)
 
     third = new_version(piece, text)
 
     claim.refresh_from_db()
-    assert claim.needs_attention == ""
+    assert flagged(claim) == ""
     assert claim.quotation.version == third
     assert claim.quotation.exact == "Drop this claim entirely."
     found = Reanchoring.objects.get(quotation=first_quotation, version=third)
@@ -367,12 +369,12 @@ def test_text_still_gone_from_a_later_version_is_not_flagged_again():
     )
     new_version(piece, "Keep this sentence.")
     claim.refresh_from_db()
-    flagged = claim.needs_attention
+    before = flagged(claim)
 
     third = new_version(piece, "Keep this sentence. Add another.")
 
     claim.refresh_from_db()
-    assert claim.needs_attention == flagged  # one reason, still version 2's
+    assert flagged(claim) == before  # one reason, still version 2's
     assert not Reanchoring.objects.filter(quotation=claim.quotation, version=third).exists()
     assert claim.quotation.version.number == 1
 
@@ -386,19 +388,19 @@ def test_text_back_after_its_source_was_renamed_still_takes_its_flag_off():
     new_version(piece, text)
 
     claim.refresh_from_db()
-    assert claim.needs_attention == ""
+    assert flagged(claim) == ""
 
 
 def test_evidence_whose_text_comes_back_two_versions_later_is_followed_and_unflagged():
     claim, cited = claim_with_evidence_gone()  # gone from version 2
     new_version(cited, "Keep this sentence. Still gone.")  # version 3: still gone
     claim.refresh_from_db()
-    assert "no longer in version 2" in claim.needs_attention
+    assert "no longer in version 2" in flagged(claim)
 
     fourth = new_version(cited, "Keep this sentence. Drop this\nwrapped passage entirely.")
 
     claim.refresh_from_db()
-    assert claim.needs_attention == ""
+    assert flagged(claim) == ""
     (evidence,) = claim.evidence.all()
     assert evidence.quotation.version == fourth
     # Told apart on the source page from what was carried over from version 3 (nothing).
@@ -430,7 +432,7 @@ def test_confirming_new_wording_after_the_source_was_renamed_takes_the_flag_off(
     reanchoring_confirm(reanchoring=changed, actor=editor)
 
     claim.refresh_from_db()
-    assert claim.needs_attention == ""
+    assert flagged(claim) == ""
     assert claim.quotation == changed.new_quotation
 
 
@@ -442,7 +444,7 @@ def test_new_wording_confirmed_after_a_newer_version_came_is_followed_to_it(edit
     reanchoring_confirm(reanchoring=changed, actor=editor)
 
     claim.refresh_from_db()
-    assert claim.needs_attention == ""
+    assert flagged(claim) == ""
     assert claim.quotation.version == third
     assert claim.quotation.exact == "The compiler took 468 seconds in all."
 
@@ -455,7 +457,7 @@ def test_confirming_an_older_change_follows_a_newer_change_confirmed_already(edi
     reanchoring_confirm(reanchoring=changed_in(second), actor=editor)
 
     claim.refresh_from_db()
-    assert claim.needs_attention == ""
+    assert flagged(claim) == ""
     assert claim.quotation.version == third
     assert claim.quotation.exact == "The compiler took 469 seconds in all."
 
@@ -468,7 +470,7 @@ def test_new_wording_confirmed_after_a_newer_version_lost_it_flags_the_claim_for
     reanchoring_confirm(reanchoring=changed, actor=editor)
 
     claim.refresh_from_db()
-    (reason,) = claim.needs_attention.splitlines()
+    (reason,) = flagged(claim).splitlines()
     assert "is no longer in version 3: “The compiler took 468 seconds in all.”." in reason
     assert claim.quotation == changed.new_quotation
 
@@ -481,7 +483,7 @@ def test_text_that_comes_back_reworded_trades_its_gone_flag_for_a_confirmation()
     third = new_version(piece, "Keep this sentence. The compiler took 468 seconds in all.")
 
     claim.refresh_from_db()
-    (reason,) = claim.needs_attention.splitlines()
+    (reason,) = flagged(claim).splitlines()
     assert f"changed in version {third.number}" in reason
     assert "now reads “The compiler took 468 seconds in all.”" in reason
 
@@ -498,10 +500,17 @@ def claim_with_evidence_gone():
     return claim, cited.source
 
 
-def clear_flag(client, claim, reasons):
+def shown_flags(claim):
+    """The ids of ``claim``'s open flags, as its page sends them."""
+    return [
+        str(pk) for pk in ClaimFlag.objects.open().filter(claim=claim).values_list("pk", flat=True)
+    ]
+
+
+def clear_flag(client, claim, flag_ids):
     return client.post(
         reverse("claims:claim_flags_clear", args=[claim.case.slug, claim.pk]),
-        {"reason": reasons},
+        {"flag": flag_ids},
         follow=True,
     )
 
@@ -515,16 +524,16 @@ def test_a_flag_about_evidence_that_is_gone_is_cleared_by_an_editor_and_audited(
         f"The text quoted from “{cited}” is no longer in version 2: "
         "“Drop this wrapped passage entirely.”."
     ]
-    assert claim.needs_attention.splitlines() == shown
+    assert flagged(claim).splitlines() == shown
     page = editor_client.get(claim.get_absolute_url()).text
     assert "Dealt with: clear the flag" in page
     # Only its evidence changed: its own passage is where the piece shows it.
     assert "Show it in the piece" in page
 
-    response = clear_flag(editor_client, claim, shown)
+    response = clear_flag(editor_client, claim, shown_flags(claim))
 
     claim.refresh_from_db()
-    assert claim.needs_attention == ""
+    assert flagged(claim) == ""
     assert "The review flag is cleared" in response.text
     event = AuditEvent.objects.get(action="claim.flags_cleared", target_id=str(claim.pk))
     assert event.actor == editor
@@ -533,22 +542,22 @@ def test_a_flag_about_evidence_that_is_gone_is_cleared_by_an_editor_and_audited(
 
 def test_clearing_a_flag_keeps_a_reason_added_since_the_page_was_read(editor_client):
     claim, _cited = claim_with_evidence_gone()
-    shown = claim.needs_attention
-    Claim.objects.filter(pk=claim.pk).update(needs_attention=f"{shown}\nA newer reason.")
+    shown = shown_flags(claim)
+    ClaimFlagFactory(claim=claim, note="A newer reason.")
 
-    clear_flag(editor_client, claim, [shown])
+    clear_flag(editor_client, claim, shown)
 
-    assert Claim.objects.get(pk=claim.pk).needs_attention == "A newer reason."
+    assert flagged(claim) == "A newer reason."
 
 
 def test_clearing_a_flag_is_refused_while_the_claim_form_holds_unsaved_text(editor_client):
     claim, _cited = claim_with_evidence_gone()
-    flagged = claim.needs_attention
+    before = flagged(claim)
 
     response = editor_client.post(
         reverse("claims:claim_flags_clear", args=[claim.case.slug, claim.pk]),
         {
-            "reason": flagged.splitlines(),
+            "flag": shown_flags(claim),
             # The edit form, sent along by the page (hx-include).
             "version": claim.version,
             "statement": "Typed and not saved yet.",
@@ -561,7 +570,7 @@ def test_clearing_a_flag_is_refused_while_the_claim_form_holds_unsaved_text(edit
 
     assert response.status_code == 409
     assert "Typed and not saved yet." in response.text
-    assert Claim.objects.get(pk=claim.pk).needs_attention == flagged
+    assert flagged(claim) == before
 
 
 def test_a_claim_whose_own_passage_is_gone_keeps_its_flag(editor_client):
@@ -570,56 +579,58 @@ def test_a_claim_whose_own_passage_is_gone_keeps_its_flag(editor_client):
     )
     new_version(piece, "Keep this.")
     claim.refresh_from_db()
-    flagged = claim.needs_attention
+    before = flagged(claim)
     page = editor_client.get(claim.get_absolute_url()).text
     assert "Dealt with: clear the flag" not in page
     assert "clearing would not deal with this flag" in page
     assert "Show it in the piece" not in page
 
     # A page read before the new version still offers it: the service refuses.
-    response = clear_flag(editor_client, claim, flagged.splitlines())
+    response = clear_flag(editor_client, claim, shown_flags(claim))
 
     assert response.status_code == 409
     assert "own passage changed or is gone in the current version of the piece" in response.text
-    assert Claim.objects.get(pk=claim.pk).needs_attention == flagged
+    assert flagged(claim) == before
 
 
 def test_only_an_editor_clears_a_claims_review_flag(client):
     claim = ClaimFactory()
-    Claim.objects.filter(pk=claim.pk).update(needs_attention="The quoted text is gone.")
-    claim.refresh_from_db()
+    flag = ClaimFlagFactory(claim=claim, note="The quoted text is gone.")
 
-    with pytest.raises(ValidationError):
-        claim_flags_clear(
-            claim=claim, editor=ReviewerFactory(), reasons=["The quoted text is gone."]
-        )
+    with pytest.raises(NotAllowed):
+        claim_flags_clear(claim=claim, editor=ReviewerFactory(), flag_ids=[flag.pk])
 
-    assert Claim.objects.get(pk=claim.pk).needs_attention == "The quoted text is gone."
+    assert flagged(claim) == "The quoted text is gone."
 
 
-def test_flaggings_of_a_claim_read_before_either_keep_both_reasons():
-    # Two re-anchorings at once each hold the claim as read before the other wrote.
-    claim = ClaimFactory()
-    first, second = Claim.objects.get(pk=claim.pk), Claim.objects.get(pk=claim.pk)
+def test_the_same_reason_raised_twice_is_one_open_flag_and_two_audit_events():
+    piece, claim = claim_quoting(
+        "Keep this sentence. Drop this claim entirely.", "Drop this claim entirely."
+    )
+    second = new_version(piece, "Keep this sentence.")
+    reanchoring = Reanchoring.objects.get(version=second)
 
-    flag_claim(first, "The first quotation changed.")
-    flag_claim(second, "The second quotation changed.")
+    flag_raise(claim, reanchoring)  # a retried task raising it again
 
-    assert Claim.objects.get(pk=claim.pk).needs_attention.splitlines() == [
-        "The first quotation changed.",
-        "The second quotation changed.",
-    ]
+    (flag,) = ClaimFlag.objects.filter(claim=claim)
+    assert (flag.kind, flag.quotation, flag.version) == (
+        ClaimFlag.Kind.QUOTATION_GONE,
+        claim.quotation,
+        second,
+    )
+    assert AuditEvent.objects.filter(action="claim.flag", target_id=str(claim.pk)).count() == 2
 
 
-def test_unflagging_a_claim_read_before_a_flagging_keeps_the_newer_reason():
-    claim = ClaimFactory()
-    Claim.objects.filter(pk=claim.pk).update(needs_attention="The wording changed.")
-    stale = Claim.objects.get(pk=claim.pk)
+def test_a_flag_cleared_by_an_editor_is_kept_with_who_cleared_it(editor):
+    claim, _cited = claim_with_evidence_gone()
+    (flag,) = ClaimFlag.objects.filter(claim=claim)
 
-    flag_claim(Claim.objects.get(pk=claim.pk), "The quoted text is gone.")
-    unflag_claim(stale, "The wording changed.")
+    (cleared,) = claim_flags_clear(claim=claim, editor=editor, flag_ids=[flag.pk, 10**12])
 
-    assert Claim.objects.get(pk=claim.pk).needs_attention == "The quoted text is gone."
+    flag.refresh_from_db()
+    assert cleared == flag
+    assert flag.cleared_by == editor and flag.cleared_at is not None
+    assert flagged(claim) == ""
 
 
 def test_a_changed_quotation_flags_its_claims_until_a_person_confirms_it(editor):
@@ -633,7 +644,7 @@ def test_a_changed_quotation_flags_its_claims_until_a_person_confirms_it(editor)
     new_version(piece, "Intro. The speedup is up to 2.7 times higher. Outro.")
 
     claim.refresh_from_db()
-    assert "changed in version 2" in claim.needs_attention
+    assert "changed in version 2" in flagged(claim)
     assert claim.quotation.version == old
     reanchoring = Reanchoring.objects.get(quotation=claim.quotation)
     assert reanchoring.needs_confirmation
@@ -647,7 +658,7 @@ def test_a_changed_quotation_flags_its_claims_until_a_person_confirms_it(editor)
     assert claim.quotation == reanchoring.new_quotation
     assert claim.quotation.exact == "The speedup is up to 2.7 times higher."
     assert evidence.quotation == reanchoring.new_quotation
-    assert claim.needs_attention == ""  # the flag asked for this confirmation
+    assert flagged(claim) == ""  # the flag asked for this confirmation
     assert claim.updated_at > flagged_at  # its pages, public copies included, change with it
 
 
@@ -663,7 +674,7 @@ def test_a_quotation_whose_lines_were_wrapped_anew_is_followed_without_a_flag():
     assert Reanchoring.objects.get(version=new).status == AnchoringStatus.MOVED
     assert claim.quotation.version == new
     assert claim.quotation.exact == "Exports grew by twelve\npercent in the third\nquarter."
-    assert claim.needs_attention == ""
+    assert flagged(claim) == ""
 
 
 def test_claims_follow_quotations_found_word_for_word():
@@ -674,7 +685,7 @@ def test_claims_follow_quotations_found_word_for_word():
     claim.refresh_from_db()
     assert claim.quotation.version == new
     assert claim.quotation.exact == "One claim here."
-    assert claim.needs_attention == ""
+    assert flagged(claim) == ""
 
 
 @pytest.mark.parametrize("htmx", [True, False])
@@ -739,7 +750,7 @@ def test_the_source_page_reports_what_became_of_each_quotation(editor_client):
 
 def test_a_flagged_claim_shows_why_on_the_case_page(editor_client):
     claim = ClaimFactory()
-    Claim.objects.filter(pk=claim.pk).update(needs_attention="The quoted text changed.")
+    ClaimFlagFactory(claim=claim, note="The quoted text changed.")
 
     response = editor_client.get(claim.case.get_absolute_url())
 
@@ -848,14 +859,3 @@ def test_the_quote_finder_finds_words_a_line_break_separates_and_quotes_the_text
     assert f'name="start" value="{start}"' in found.text
     assert quoted.status_code == 302  # without htmx: back to the source page
     assert version.quotations.get().exact == "covers four\nfrontier"
-
-
-def test_flagging_a_claim_deleted_meanwhile_changes_nothing():
-    claim = ClaimFactory()
-    read_before = Claim.objects.get(pk=claim.pk)
-    Claim.objects.filter(pk=claim.pk).delete()
-
-    flag_claim(read_before, "The quotation changed.")
-    unflag_claim(read_before, "The quotation changed.")
-
-    assert not Claim.objects.filter(pk=claim.pk).exists()

@@ -17,12 +17,12 @@ from django.test import Client
 from django.urls import reverse
 
 from claims import notifications
-from claims.models import Claim, ClaimStatus, Decision, ReviewAssignment
-from claims.receivers import flag_claim
+from claims.models import Claim, ClaimFlag, ClaimStatus, Decision, ReviewAssignment
+from claims.receivers import flag_raise
 from claims.services import claim_submit_for_review, evidence_add, review_decide, reviewer_assign
 from claims.workflow import Action, claim_digest, claim_transition
 from factcheck.models import AuditEvent
-from sources.models import Source
+from sources.models import AnchoringStatus, Reanchoring, Source
 from sources.services import source_version_upload
 from tests.factories import (
     ClaimFactory,
@@ -31,6 +31,7 @@ from tests.factories import (
     RatingFactory,
     ReviewerFactory,
     SourceFactory,
+    SourceVersionFactory,
 )
 from tests.migrated_rows import restore_data_migrations
 
@@ -233,15 +234,17 @@ def test_the_same_bytes_uploaded_at_once_make_one_version():
 
 
 @needs_row_locks
-def test_a_claim_flagged_at_once_for_many_reasons_keeps_every_reason():
+def test_the_same_reason_raised_at_once_many_times_is_one_open_flag():
     claim = ClaimFactory()
-    # Each as its receiver holds it: read before any of the others flagged it.
-    copies = [Claim.objects.get(pk=claim.pk) for _ in range(THREADS)]
+    quotation = claim.quotation
+    newer = SourceVersionFactory(source=quotation.version.source, text="Other words.")
+    reanchoring = Reanchoring.objects.create(
+        quotation=quotation, version=newer, status=AnchoringStatus.ORPHANED
+    )
 
-    at_once(THREADS, lambda i: flag_claim(copies[i], f"Quotation {i} changed."))
+    at_once(THREADS, lambda i: flag_raise(Claim.objects.get(pk=claim.pk), reanchoring))
 
-    stored = Claim.objects.get(pk=claim.pk).needs_attention.splitlines()
-    assert sorted(stored) == sorted(f"Quotation {i} changed." for i in range(THREADS))
+    assert ClaimFlag.objects.open().filter(claim=claim).count() == 1
 
 
 def test_assigning_a_reviewer_is_all_or_nothing(monkeypatch):

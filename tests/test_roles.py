@@ -57,5 +57,3 @@ def test_an_inactive_user_holds_no_permission_and_a_superuser_holds_all():
 
     assert inactive.get_all_permissions() == set()
     assert superuser.has_perm("claims.delete_case") and superuser.has_perm(SIGN_OFF_CLAIM)
-
-

@@ -148,5 +148,3 @@ def test_a_logged_out_session_no_longer_opens_pages(client, editor):
 
     assert response.status_code == 302
     assert response["Location"].startswith(reverse("login"))
-
-

@@ -2,13 +2,14 @@
 
 import lxml.html
 import pytest
+from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import override_settings
 from django.urls import reverse
 
 from factcheck.models import AuditEvent
 from sources.models import ExtractionStatus, Source, SourceVersion
-from sources.services import source_version_upload
+from sources.services import source_create, source_version_upload
 from sources.tasks import extract_source_version
 from tests import sample_files
 from tests.factories import SourceFactory
@@ -487,3 +488,33 @@ def test_a_page_shown_after_the_text_was_read_does_not_say_it_is_being_read(edit
     assert source.latest_version.is_ready
     assert "Version 1 uploaded: the Versions table below says when its text is ready." in page.text
     assert "extracting" not in lxml.html.fromstring(page.text).text_content().lower()
+
+
+# Registering a source with its first document, without a request: one service.
+
+
+@override_settings(TASKS=QUEUED_ONLY)
+def test_a_source_registered_with_its_bytes_gets_its_first_version_with_it(editor):
+    source = source_create(
+        actor=editor,
+        title="The paper",
+        role="primary",
+        content=b"The compiler reached 1,111 tokens per second.",
+        filename="paper.txt",
+    )
+
+    (version,) = source.versions.all()
+    assert (version.number, version.original_filename) == (1, "paper.txt")
+    assert {"source.create", "sourceversion.create"} <= set(
+        AuditEvent.objects.values_list("action", flat=True)
+    )
+
+
+def test_a_source_whose_bytes_are_refused_is_not_registered(editor):
+    with pytest.raises(ValidationError):
+        source_create(
+            actor=editor, title="The paper", role="primary", content=b"", filename="empty.txt"
+        )
+
+    assert not Source.objects.exists()
+    assert not AuditEvent.objects.filter(action="source.create").exists()

@@ -29,8 +29,9 @@ from claims.workflow import (
     claim_digest,
     claim_transition,
 )
+from factcheck.exceptions import NotAllowed
 from factcheck.models import AuditEvent
-from sources.services import source_version_create_from_text
+from sources.services import source_update, source_version_create_from_text
 from tests.factories import (
     ClaimFactory,
     EditorFactory,
@@ -39,6 +40,7 @@ from tests.factories import (
     RatingFactory,
     ReviewerFactory,
     UserFactory,
+    flagged,
 )
 
 pytestmark = pytest.mark.django_db
@@ -134,9 +136,10 @@ def test_the_transition_matrix(ready_claim, action, state, role):
         assert Claim.objects.get(pk=claim.pk).status == TRANSITIONS[action].target
         assert AuditEvent.objects.filter(action=f"claim.{action}").exists()
     else:
-        with pytest.raises(TransitionRefused) as refused:
+        # Refused by the claim's state or content, or (NotAllowed) by the actor's role.
+        with pytest.raises((TransitionRefused, NotAllowed)) as refused:
             claim_transition(claim=claim, action=action, actor=actor, decision_of=decision_of)
-        assert refused.value.messages[0]
+        assert str(refused.value)
         assert Claim.objects.get(pk=claim.pk).status == state
         assert AuditEvent.objects.count() == events_before
     assert reviewer  # the fixture's reviewer stays assigned either way
@@ -355,7 +358,7 @@ def test_only_members_of_reviewer_can_be_assigned(ready_claim, editor):
 
 
 def test_a_reviewer_cannot_assign_reviewers(ready_claim):
-    with pytest.raises(ValidationError, match="Only an editor"):
+    with pytest.raises(NotAllowed, match="Only an editor"):
         reviewer_assign(claim=ready_claim, reviewer=ReviewerFactory(), editor=ReviewerFactory())
 
 
@@ -363,7 +366,7 @@ def test_nobody_but_the_assigned_reviewer_can_decide(ready_claim, editor):
     claim_submit_for_review(claim=ready_claim, editor=editor)
     assignment = ready_claim.assignments.get()
 
-    with pytest.raises(ValidationError, match="Only the assigned reviewer"):
+    with pytest.raises(NotAllowed, match="Only the assigned reviewer"):
         review_decide(
             assignment=assignment,
             reviewer=ReviewerFactory(),
@@ -504,6 +507,12 @@ def rename_an_evidence_source_in_the_admin(claim, editor):
     save_in_the_admin(claim.evidence.get().quotation.version.source, title="A renamed report")
 
 
+def rename_an_evidence_source(claim, editor):
+    source_update(
+        source=claim.evidence.get().quotation.version.source, actor=editor, title="A renamed report"
+    )
+
+
 def change_the_verdicts_value_in_the_admin(claim, editor):
     # The verdict's label and value are part of what the reviewer saw.
     save_in_the_admin(claim.verdict, value="2.5")
@@ -512,6 +521,7 @@ def change_the_verdicts_value_in_the_admin(claim, editor):
 @pytest.mark.parametrize(
     "change",
     [
+        rename_an_evidence_source,
         rename_an_evidence_source_in_the_admin,
         change_the_verdicts_value_in_the_admin,
         change_statement,
@@ -548,6 +558,7 @@ def test_any_change_voids_the_sign_off_and_puts_the_claim_back_in_review(
     [
         new_version_of_an_evidence_source,
         orphan_the_evidence,
+        rename_an_evidence_source,
         rename_an_evidence_source_in_the_admin,
     ],
 )
@@ -570,7 +581,7 @@ def test_a_published_claim_keeps_its_sign_offs_when_its_sources_change(
     assert not [message for message in mailoutbox if "no longer holds" in message.subject]
     if change is orphan_the_evidence:
         # Its page tells the editors, who answer with a correction.
-        assert "no longer in version 2" in claim.needs_attention
+        assert "no longer in version 2" in flagged(claim)
 
 
 def test_a_voided_sign_off_on_a_claim_sent_back_for_changes_says_it_is_not_in_review_yet(
@@ -661,7 +672,7 @@ def test_only_editors_and_the_claims_reviewers_join_its_discussion(ready_claim, 
 
     comment_add(claim=ready_claim, author=editor, body="Is the table from §5?")
     comment_add(claim=ready_claim, author=reviewer, body="Yes, Table 3.")
-    with pytest.raises(ValidationError, match="Only editors"):
+    with pytest.raises(NotAllowed, match="Only editors"):
         comment_add(claim=ready_claim, author=ReviewerFactory(), body="Hi")
 
     assert list(ready_claim.comments.values_list("body", flat=True)) == [
@@ -679,3 +690,55 @@ def test_renaming_a_source_leaves_a_published_claims_sign_offs_as_they_were(read
     claim.refresh_from_db()
     assert claim.status == ClaimStatus.PUBLISHED
     assert claim.assignments.get().decision == Decision.APPROVED
+
+
+def test_a_seeded_checklist_is_no_rationale_to_publish(ready_claim, editor):
+    from claims.seed.first_case import CLAIMS
+
+    Claim.objects.filter(pk=ready_claim.pk).update(rationale=CLAIMS[0]["rationale"])
+    claim = approved_claim(Claim.objects.get(pk=ready_claim.pk), editor)
+
+    with pytest.raises(ValidationError) as refused:
+        claim_transition(claim=claim, action=Action.PUBLISH, actor=editor)
+
+    assert refused.value.code == "checklist_rationale"
+    assert "to-do list" in refused.value.messages[0]
+    assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.APPROVED
+
+
+def test_a_rationale_of_its_own_is_published(ready_claim, editor):
+    Claim.objects.filter(pk=ready_claim.pk).update(rationale="The evidence gives 2.6, not 3.7.")
+    claim = approved_claim(Claim.objects.get(pk=ready_claim.pk), editor)
+
+    published = claim_transition(claim=claim, action=Action.PUBLISH, actor=editor)
+
+    assert published.status == ClaimStatus.PUBLISHED
+
+
+def test_renaming_a_source_through_its_service_says_so_when_it_voids_a_sign_off(
+    ready_claim, editor
+):
+    claim = approved_claim(ready_claim, editor)
+    source = claim.evidence.get().quotation.version.source
+    old_title = source.title
+
+    source_update(source=source, actor=editor, title="A renamed report")
+
+    voided = AuditEvent.objects.get(action="assignment.voided", target_id=str(claim.pk))
+    assert voided.actor == editor
+    assert voided.changes["reason"] == f"the source “{old_title}” was renamed “A renamed report”"
+    assert AuditEvent.objects.get(action="source.update").changes == {
+        "title": [old_title, "A renamed report"]
+    }
+
+
+def test_a_source_changed_without_a_new_title_keeps_the_sign_offs(ready_claim, editor):
+    claim = approved_claim(ready_claim, editor)
+    source = claim.evidence.get().quotation.version.source
+
+    source_update(source=source, actor=editor, publisher="Another publisher", title=source.title)
+
+    claim.refresh_from_db()
+    assert claim.status == ClaimStatus.APPROVED
+    assert claim.assignments.get().decision == Decision.APPROVED
+    assert not AuditEvent.objects.filter(action="assignment.voided").exists()

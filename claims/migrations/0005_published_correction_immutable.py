@@ -5,7 +5,7 @@ UPDATE of it, on SQLite and PostgreSQL, besides the model's own refusal.
 
 from django.db import migrations
 
-from factcheck.db import run_sql_for_vendor
+from factcheck.migration_sql import run_sql_for_vendor
 
 MESSAGE = "a published correction is never changed: publish a new entry that supersedes it"
 

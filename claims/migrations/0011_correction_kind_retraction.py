@@ -11,7 +11,7 @@ import importlib
 from django.conf import settings
 from django.db import migrations, models
 
-from factcheck.db import run_sql_for_vendor
+from factcheck.migration_sql import run_sql_for_vendor
 
 immutable = importlib.import_module("claims.migrations.0005_published_correction_immutable")
 recreate_trigger_on_sqlite = run_sql_for_vendor(

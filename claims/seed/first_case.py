@@ -1068,3 +1068,14 @@ CLAIMS = [
         ),
     },
 ]
+
+
+def is_seeded_checklist(rationale: str) -> bool:
+    """
+    Whether ``rationale`` is one of the seeded claims' checklists ("Check that
+    …"): a to-do list for the desk, not a rationale a reader can be shown.
+    """
+    return rationale.strip() in _SEEDED_CHECKLISTS
+
+
+_SEEDED_CHECKLISTS = frozenset(claim["rationale"].strip() for claim in CLAIMS)

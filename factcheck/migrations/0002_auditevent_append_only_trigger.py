@@ -8,7 +8,7 @@ also refuse the table flush that transactional tests and ``manage.py flush`` do.
 
 from django.db import migrations
 
-from factcheck.db import run_sql_for_vendor
+from factcheck.migration_sql import run_sql_for_vendor
 
 SQLITE_FORWARD = [
     """

@@ -5,7 +5,7 @@ table kept in step by triggers on SQLite, a GIN expression index on PostgreSQL.
 
 from django.db import migrations, models
 
-from factcheck.db import run_sql_for_vendor
+from factcheck.migration_sql import run_sql_for_vendor
 
 SQLITE_FORWARD = [
     """

@@ -8,7 +8,7 @@ model does not declare it; rows written through the ORM fill it by themselves.
 
 from django.db import migrations
 
-from factcheck.db import run_sql_for_vendor
+from factcheck.migration_sql import run_sql_for_vendor
 
 POSTGRESQL_FORWARD = [
     "ALTER TABLE factcheck_searchentry ADD COLUMN document tsvector "

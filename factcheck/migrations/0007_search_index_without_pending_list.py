@@ -8,7 +8,7 @@ source's text, the slower part now, runs in the task worker, not in a request.
 
 from django.db import migrations
 
-from factcheck.db import run_sql_for_vendor
+from factcheck.migration_sql import run_sql_for_vendor
 
 POSTGRESQL_FORWARD = [
     "ALTER INDEX factcheck_searchentry_document SET (fastupdate = off)",

@@ -17,7 +17,7 @@ factcheck_searchentry``, which locks it while it runs (README, "Production").
 
 from django.db import migrations
 
-from factcheck.db import run_sql_for_vendor
+from factcheck.migration_sql import run_sql_for_vendor
 
 POSTGRESQL_FORWARD = ["ALTER TABLE factcheck_searchentry SET (toast_tuple_target = 4080)"]
 POSTGRESQL_BACKWARD = ["ALTER TABLE factcheck_searchentry RESET (toast_tuple_target)"]

@@ -8,7 +8,7 @@ refused by a trigger on SQLite and PostgreSQL.
 
 from django.db import migrations
 
-from factcheck.db import run_sql_for_vendor
+from factcheck.migration_sql import run_sql_for_vendor
 
 IMMUTABLE_COLUMNS = [
     "source_id",

@@ -3,7 +3,7 @@ import importlib
 from django.db import migrations, models
 from django.db.models.functions import Length
 
-from factcheck.db import run_sql_for_vendor
+from factcheck.migration_sql import run_sql_for_vendor
 
 trigger = importlib.import_module("sources.migrations.0002_sourceversion_immutable_trigger")
 

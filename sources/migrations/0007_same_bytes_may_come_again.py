@@ -11,7 +11,7 @@ import importlib
 
 from django.db import migrations, models
 
-from factcheck.db import run_sql_for_vendor
+from factcheck.migration_sql import run_sql_for_vendor
 
 trigger = importlib.import_module("sources.migrations.0002_sourceversion_immutable_trigger")
 recreate_sqlite_trigger = run_sql_for_vendor(

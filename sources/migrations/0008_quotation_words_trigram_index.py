@@ -1,7 +1,7 @@
 """
 PostgreSQL: a trigram index (``pg_trgm``) on the quoted words, which the
 evidence picker's case-insensitive regular expression uses
-(factcheck.database.containing_words). Without it, words found in no quotation
+(factcheck.text_match.containing_words). Without it, words found in no quotation
 cost a scan of every one: 33–74 ms on the scale dataset's 60,000, 4–5 ms with it.
 
 Built CONCURRENTLY, so that a desk with years of quotations keeps writing while

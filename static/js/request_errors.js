@@ -41,6 +41,16 @@
     const notice = region();
     if (notice) notice.hidden = true;
   });
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    // A conflict answered with a sentence (factcheck/middleware.py) is said above
+    // the page, like an error: the part it was asked for is not replaced by it.
+    const xhr = event.detail.xhr;
+    const type = xhr.getResponseHeader("Content-Type") || "";
+    if (xhr.status === 409 && type.startsWith("text/plain")) {
+      event.detail.shouldSwap = false;
+      show(explanation(xhr));
+    }
+  });
   document.addEventListener("htmx:responseError", function (event) {
     show(explanation(event.detail.xhr));
   });

@@ -35,7 +35,7 @@ from django_tasks_db.management.commands.db_worker import Command as DbWorkerCom
 from django_tasks_db.management.commands.db_worker import Worker
 from django_tasks_db.models import DBTaskResult
 
-from factcheck.middleware import DATABASE_UNAVAILABLE
+from factcheck.database_outage import DATABASE_UNAVAILABLE
 
 logger = logging.getLogger("factcheck.worker")
 

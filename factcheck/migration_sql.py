@@ -1,4 +1,4 @@
-"""Database helpers shared by migrations."""
+"""SQL helpers for migrations: statements that each database spells its own way."""
 
 
 def run_sql_for_vendor(statements_by_vendor):

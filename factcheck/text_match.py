@@ -1,4 +1,8 @@
-"""What the app asks of both databases that SQLite does not do by itself."""
+"""
+Words found in text columns alike on both databases: ``containing_words``, and
+the CASEFOLD function it needs on SQLite (``add_sqlite_functions``, connected to
+``connection_created`` in ``factcheck.apps``).
+"""
 
 import re
 

@@ -1,27 +1,19 @@
+"""
+The desk's pages: cases and their claims, a claim's evidence, reviewers and
+discussion, the reviewer's sign-off page and My reviews.
+"""
+
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_not_required, permission_required
+from django.contrib.auth.decorators import permission_required
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
-from django.core.paginator import InvalidPage
-from django.db import transaction
-from django.db.models import Count, Max
-from django.http import HttpResponseBadRequest, JsonResponse
+from django.http import HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from claims import public
-from claims.corrections import (
-    correction_approve,
-    correction_discard,
-    correction_draft,
-    correction_publish,
-    discarded_meanwhile,
-)
 from claims.figures import missing_figures
 from claims.forms import (
     AssignForm,
@@ -29,29 +21,11 @@ from claims.forms import (
     ClaimCreateForm,
     ClaimForm,
     CommentForm,
-    CorrectionForm,
     DecisionForm,
-    ErrorReportForm,
     EvidenceForm,
     PassageFinderForm,
-    ReplyForm,
 )
-from claims.models import (
-    Case,
-    Claim,
-    ClaimStatus,
-    Correction,
-    ErrorReport,
-    Evidence,
-    ReportStatus,
-    ReviewAssignment,
-)
-from claims.reports import (
-    TooManyReports,
-    report_close,
-    report_convert,
-    report_submit,
-)
+from claims.models import Case, Claim, ClaimStatus, Evidence, ReviewAssignment
 from claims.selectors import (
     case_claim_index,
     case_filter_choices,
@@ -73,7 +47,7 @@ from claims.services import (
     READ_ONLY_STATES,
     EditConflict,
     case_create,
-    claim_create,
+    claim_create_from_selection,
     claim_flags_clear,
     claim_submit_for_review,
     claim_update,
@@ -85,15 +59,11 @@ from claims.services import (
     reviewer_assign,
 )
 from claims.workflow import Action, allowed_actions, claim_content, claim_digest, claim_transition
-from factcheck.auth import client_address
-from factcheck.context_processors import open_reports_for
+from factcheck.http import found_or_404, id_or_none
 from factcheck.pagination import Paginator
-from factcheck.public_pages import public_page
 from factcheck.roles import claims_visible_to, is_editor, sees_every_case
-from factcheck.shortcuts import found_or_404, id_or_none, plain_answer, post_or_back_to
 from sources.highlighting import offset_in_text
 from sources.selectors import passage_occurrences
-from sources.services import quotation_create_from_selection
 
 CASES_PER_PAGE = 20
 #: Claims listed beside the article at a time; the article marks all of them.
@@ -101,7 +71,6 @@ CLAIMS_PER_PAGE = 50
 REVIEWS_PER_PAGE = 25
 #: Matches the case page's passage finder lists; more, and the words are too common.
 PASSAGE_MATCHES_SHOWN = 20
-CORRECTIONS_PER_PAGE = 20
 
 
 @permission_required("claims.view_case", raise_exception=True)
@@ -212,26 +181,19 @@ def claim_create_view(request, slug):
         )
     if form.is_valid() and version is not None:
         try:
-            with transaction.atomic():
-                try:
-                    quotation, _created = quotation_create_from_selection(
-                        version=version,
-                        start=form.cleaned_data["start"],
-                        end=form.cleaned_data["end"],
-                        selected_text=form.cleaned_data["selected_text"],
-                        actor=request.user,
-                    )
-                except ValidationError:
-                    form.forget_selection()
-                    raise
-                claim = claim_create(
-                    case=case,
-                    quotation=quotation,
-                    statement=form.cleaned_data["statement"],
-                    claimant=form.cleaned_data["claimant"],
-                    author=request.user,
-                )
+            claim = claim_create_from_selection(
+                case=case,
+                version=version,
+                start=form.cleaned_data["start"],
+                end=form.cleaned_data["end"],
+                selected_text=form.cleaned_data["selected_text"],
+                statement=form.cleaned_data["statement"],
+                claimant=form.cleaned_data["claimant"],
+                author=request.user,
+            )
         except ValidationError as invalid:
+            if getattr(invalid, "code", None) == "selection":
+                form.forget_selection()
             form.add_error(None, invalid)
         else:
             messages.success(request, "Claim created. Add its evidence, verdict and reviewers.")
@@ -265,220 +227,6 @@ def my_reviews_view(request):
     ).get_page(request.GET.get("page"))
     context = {"page": page, "show_all": show_all}
     return render(request, "claims/my_reviews.html", context)
-
-
-def _shown_on_every_page(request):
-    """``public.shown_on_every_page()``, read once for a request's ETag and date."""
-    if not hasattr(request, "_shown_on_every_page"):
-        request._shown_on_every_page = public.shown_on_every_page()
-    return request._shown_on_every_page
-
-
-def _log_etag(request, *args, **kwargs):
-    # Whether the chain verifies is shown too: an entry altered in the database
-    # leaves the head as it was, and the page kept under its tag would still say it does.
-    state = _shown_on_every_page(request)
-    return public.page_etag(request, "log", state, public.chain_verifies(state["head"]))
-
-
-def _log_last_modified(request, *args, **kwargs):
-    # The newest entry, or a case's title, a rating or the organisation shown with it.
-    state = _shown_on_every_page(request)
-    changed = ("head_published", "cases_changed", "ratings_changed", "organisation_changed")
-    return max((state[name] for name in changed if state[name]), default=None)
-
-
-#: Public pages may be kept a minute by browsers and proxies, then revalidated
-#: cheaply: a conditional GET with a matching ETag is answered 304 before any
-#: page is built, and other anonymous readers get the page stored under that ETag.
-public_page_cache = cache_control(max_age=60)
-log_conditions = public_page(etag=_log_etag, last_modified=_log_last_modified)
-
-
-def _claim_etag(request, slug, pk):
-    claim = (
-        Claim.objects.filter(pk=pk, case__slug=slug)
-        .annotate(cited_changed=Max("evidence__quotation__version__source__updated_at"))
-        .values(
-            "updated_at",
-            "status",
-            "verdict_id",
-            "quotation__version__source__updated_at",
-            "cited_changed",
-        )
-        .first()
-    )
-    return public.page_etag(request, "claim", pk, claim, public.shown_on_every_page())
-
-
-@login_not_required
-@public_page_cache
-@log_conditions
-def corrections_log_view(request):
-    filters = {"case_slug": request.GET.get("case", ""), "kind": request.GET.get("kind", "")}
-    if filters["kind"] not in Correction.Kind.values:
-        filters["kind"] = ""
-    cases = list(Case.objects.filter(corrections__status="published").distinct().order_by("title"))
-    # As the menu shows: a case the log has no entry for is no filter (every entry).
-    if filters["case_slug"] not in {case.slug for case in cases}:
-        filters["case_slug"] = ""
-    page = Paginator(public.published_corrections(**filters), CORRECTIONS_PER_PAGE).get_page(
-        request.GET.get("page")
-    )
-    context = {
-        "page": page,
-        "chain": public.chain_status(),
-        "organisation": public.organisation(),
-        "cases": cases,
-        "kinds": Correction.Kind.choices,
-        "case_filter": filters["case_slug"],
-        "kind_filter": filters["kind"],
-        "extra_query": urlencode(
-            {
-                name: value
-                for name, value in (("case", filters["case_slug"]), ("kind", filters["kind"]))
-                if value
-            }
-        ),
-    }
-    return render(request, "claims/corrections_log.html", context)
-
-
-@login_not_required
-@public_page_cache
-@log_conditions
-def correction_detail_view(request, pk):
-    correction = get_object_or_404(
-        public.published_corrections().select_related("approved_by"), pk=pk
-    )
-    # Only published entries: a draft that will supersede this one is not public yet.
-    superseded_by = public.published_corrections().filter(supersedes=correction)
-    return render(
-        request,
-        "claims/correction_detail.html",
-        {
-            "correction": correction,
-            "superseded_by": superseded_by.order_by("sequence"),
-            "organisation": public.organisation(),
-        },
-    )
-
-
-def _entry_json(request, correction):
-    return {
-        "id": correction.pk,
-        "sequence": correction.sequence,
-        "url": request.build_absolute_uri(correction.get_absolute_url()),
-        "kind": correction.kind,
-        "case": correction.case.slug,
-        "claim": correction.claim_id,
-        "what_was_wrong": correction.what_was_wrong,
-        "what_is_right": correction.what_is_right,
-        "reason": correction.reason,
-        "old_verdict": correction.old_verdict.label if correction.old_verdict else None,
-        "new_verdict": correction.new_verdict.label if correction.new_verdict else None,
-        "supersedes": correction.supersedes_id,
-        "published_at": correction.published_at.isoformat(),
-        "previous_sha256": correction.previous_sha256,
-        "sha256": correction.sha256,
-    }
-
-
-@login_not_required
-@public_page_cache
-@log_conditions
-def corrections_json_view(request):
-    entries = Paginator(public.published_corrections(), 100)
-    try:
-        page = entries.page(request.GET.get("page") or 1)
-    except InvalidPage:
-        # A program reading page after page stops at a 404, not at the last page again.
-        return JsonResponse(
-            {"error": f"There is no such page: the listing has {entries.num_pages}."},
-            status=404,
-        )
-    chain = public.chain_status()
-    return JsonResponse(
-        {
-            "organisation": public.organisation().name,
-            "head_sha256": chain["head"],
-            "chain_verifies": chain["verifies"],
-            "count": page.paginator.count,
-            "page": page.number,
-            "pages": page.paginator.num_pages,
-            "entries": [_entry_json(request, correction) for correction in page.object_list],
-        },
-        json_dumps_params={"ensure_ascii": False},
-    )
-
-
-def _case_etag(request, slug):
-    claims = Claim.objects.filter(case__slug=slug, status=ClaimStatus.PUBLISHED)
-    latest = claims.aggregate(
-        last=Max("updated_at"),
-        # Distinct: the join to the evidence repeats each claim.
-        count=Count("id", distinct=True),
-        piece_changed=Max("case__source_under_check__updated_at"),
-        # The export names each cited source (its title, publisher and address).
-        cited_changed=Max("evidence__quotation__version__source__updated_at"),
-    )
-    return public.page_etag(request, "case", slug, latest, public.shown_on_every_page())
-
-
-@login_not_required
-@public_page_cache
-@public_page(etag=_case_etag)
-def public_case_view(request, slug):
-    case, claims = public.public_case(slug)
-    case_corrections = public.published_corrections(case_slug=slug).filter(claim__isnull=True)
-    return render(
-        request,
-        "public/case.html",
-        {
-            "case": case,
-            "claims": claims,
-            "case_corrections": case_corrections,
-            "organisation": public.organisation(),
-        },
-    )
-
-
-@login_not_required
-@public_page_cache
-@public_page(etag=_case_etag)
-def public_case_export_view(request, slug):
-    case, claims = public.public_case(slug)
-    return JsonResponse(
-        public.case_export(case, claims, absolute=request.build_absolute_uri),
-        json_dumps_params={"ensure_ascii": False, "indent": 2},
-    )
-
-
-@login_not_required
-@public_page_cache
-@public_page(etag=_claim_etag)
-def public_claim_view(request, slug, pk):
-    claim = public.public_claim(slug, pk)
-    organisation = public.organisation()
-    # The page's one address, whatever query a link added (utm_source=…).
-    canonical_url = request.build_absolute_uri(claim.get_public_url())
-    review = public.claim_review(
-        claim,
-        claim_url=canonical_url,
-        organisation=organisation,
-        scale=public.rating_scale(),
-    )
-    return render(
-        request,
-        "public/claim.html",
-        {
-            "claim": claim,
-            "case": claim.case,
-            "organisation": organisation,
-            "canonical_url": canonical_url,
-            "json_ld": public.json_ld(review),
-        },
-    )
 
 
 def _claim_context(request, case, pk, *, claim=None, **extra):
@@ -712,13 +460,12 @@ def claim_flags_clear_view(request, slug, pk):
         return refused
     try:
         cleared = claim_flags_clear(
-            claim=claim, editor=request.user, reasons=request.POST.getlist("reason")
+            claim=claim,
+            editor=request.user,
+            flag_ids=[pk for pk in map(id_or_none, request.POST.getlist("flag")) if pk],
         )
     except ValidationError as refused:
-        reason = " ".join(refused.messages)
-        if refused.code == "not_editor":
-            return plain_answer(reason, 403)
-        messages.error(request, reason)
+        messages.error(request, " ".join(refused.messages))
         return _partial(request, "claim-fields", _claim_context(request, case, pk), 409)
     if not cleared:
         messages.info(request, "Nothing you were shown is flagged any more.")
@@ -768,14 +515,10 @@ def claim_transition_view(request, slug, pk):
         else:
             claim_transition(claim=claim, action=action, actor=request.user)
     except ValidationError as refused:
-        reason = " ".join(refused.messages)
-        forbidden = refused.code in {"not_editor", "not_assigned", "author"}
-        if forbidden and request.htmx:
-            # htmx swaps no 403: the page shows a plain sentence above itself instead.
-            return plain_answer(reason, 403)
-        messages.error(request, reason)
-        status = 403 if forbidden else 409
-        return _partial(request, "claim-fields", _claim_context(request, case, pk), status)
+        # Refused by the claim's state or content; an actor who may not act is a 403
+        # (NotAllowed, answered by factcheck.middleware.RefusalMiddleware).
+        messages.error(request, " ".join(refused.messages))
+        return _partial(request, "claim-fields", _claim_context(request, case, pk), 409)
     claim.refresh_from_db(fields=["status"])
     messages.success(
         request, f"{Action(action).label}: the claim is now {claim.get_status_display().lower()}."
@@ -849,203 +592,3 @@ def review_view(request, assignment_pk):
         or form.has_error(NON_FIELD_ERRORS, "not_in_review"),
     }
     return render(request, "claims/review.html", context, status=status)
-
-
-@permission_required("claims.view_correction", raise_exception=True)
-def corrections_desk_view(request, form=None, status=200):
-    """Drafts and approved corrections awaiting the next step, and a form for a new draft."""
-    initial, report_handled = {}, None
-    if report_pk := id_or_none(request.GET.get("report")):
-        report = ErrorReport.objects.filter(pk=report_pk).first()
-        if report and report.status == ReportStatus.OPEN:
-            initial = {
-                "report": report.pk,
-                "case": report.case_id,
-                "claim": report.claim_id,
-                "what_was_wrong": report.message,
-            }
-        else:
-            report_handled = report_pk
-    elif claim_pk := id_or_none(request.GET.get("claim")):
-        claim = Claim.objects.filter(pk=claim_pk, status=ClaimStatus.PUBLISHED).first()
-        if claim:
-            initial = {"claim": claim.pk, "case": claim.case_id}
-    pending = (
-        Correction.objects.exclude(status="published")
-        .select_related("case", "claim", "created_by", "approved_by", "new_verdict")
-        .order_by("-created_at")
-    )
-    context = {
-        "form": form or CorrectionForm(initial=initial),
-        # A link from the inbox to a report someone handled meanwhile: say so, not an empty form.
-        "report_handled": report_handled,
-        "pending": pending,
-        "can_draft": is_editor(request.user),
-        # Where corrections start: what readers reported and nobody has handled yet.
-        "open_reports": open_reports_for(request),
-    }
-    return render(request, "claims/corrections_desk.html", context, status=status)
-
-
-@permission_required("claims.add_correction", raise_exception=True)
-@post_or_back_to("claims:corrections_desk")
-def correction_draft_view(request):
-    form = CorrectionForm(request.POST)
-    if form.is_valid():
-        fields = dict(form.cleaned_data)
-        report_pk = fields.pop("report")
-        try:
-            with transaction.atomic():
-                correction = correction_draft(editor=request.user, **fields)
-                report = ErrorReport.objects.filter(pk=report_pk).first() if report_pk else None
-                if report:
-                    report_convert(report=report, correction=correction, editor=request.user)
-        except ValidationError as invalid:
-            if getattr(invalid, "code", None) == "handled":
-                # Kept without the link to the report, so that saving again keeps the draft.
-                form = CorrectionForm(request.POST.dict() | {"report": ""})
-                form.full_clean()
-                invalid = ValidationError(
-                    f"{invalid.message} Your draft was not saved; save it again to keep it "
-                    "without the link to the report.",
-                    code="handled",
-                )
-            form.add_error(None, invalid)
-        else:
-            messages.success(
-                request,
-                f"{correction.get_kind_display()} drafted. A second person must approve it.",
-            )
-            return redirect("claims:corrections_desk")
-    status = 409 if form.has_error(NON_FIELD_ERRORS, "handled") else 422
-    return corrections_desk_view(request, form=form, status=status)
-
-
-@permission_required("claims.view_correction", raise_exception=True)
-@post_or_back_to("claims:corrections_desk")
-def correction_step_view(request, pk, step):
-    # Published or discarded meanwhile (another tab): the step refuses it and says so.
-    correction = Correction.objects.filter(pk=pk).first()
-    try:
-        if correction is None:
-            raise discarded_meanwhile()
-        if step == "approve":
-            correction_approve(correction=correction, approver=request.user)
-            messages.success(
-                request,
-                f"{correction.get_kind_display()} approved; an editor can publish it now.",
-            )
-        elif step == "discard":
-            correction_discard(correction=correction, editor=request.user)
-            messages.success(request, f"{correction.get_kind_display()} discarded.")
-        else:
-            correction = correction_publish(correction=correction, editor=request.user)
-            messages.success(
-                request,
-                f"{correction.get_kind_display()} published as entry {correction.sequence}.",
-            )
-    except ValidationError as refused:
-        messages.error(request, " ".join(refused.messages))
-        status = 403 if getattr(refused, "code", None) in {"not_editor", "not_allowed"} else 409
-        return corrections_desk_view(request, status=status)
-    return redirect("claims:corrections_desk")
-
-
-def _local_path(request, url):
-    """Only ever redirect back to a page of this site."""
-    if url.startswith("/") and url_has_allowed_host_and_scheme(
-        url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        return url
-    return reverse("claims:corrections_log")
-
-
-@login_not_required
-@require_http_methods(["GET", "POST"])
-def report_error_view(request):
-    if request.method == "GET":
-        # The form the public pages load when a reader opens "Report an error".
-        initial = {name: request.GET.get(name, "") for name in ("page_url", "case", "claim")}
-        initial["page_url"] = _local_path(request, initial["page_url"])
-        if "sent" in request.GET:
-            # Its own page: the reader's page may come from their browser's cache,
-            # which would never show a message.
-            return render(request, "claims/report_error.html", {"sent": initial["page_url"]})
-        template = "claims/report_error.html"
-        if request.htmx:
-            template += "#report-form"
-        return render(request, template, {"form": ErrorReportForm(initial=initial)})
-    form = ErrorReportForm(request.POST)
-    if form.is_valid() and form.cleaned_data["website"]:
-        # The honeypot was filled in: a bot. Say nothing useful, keep nothing.
-        return HttpResponseBadRequest("Your report could not be accepted.")
-    if form.is_valid():
-        data = form.cleaned_data
-        case = Case.objects.filter(slug=data["case"]).first() if data["case"] else None
-        claim = (
-            Claim.objects.filter(pk=data["claim"], status="published").first()
-            if data["claim"]
-            else None
-        )
-        try:
-            report_submit(
-                page_url=data["page_url"],
-                message=data["message"],
-                email=data["email"],
-                address=client_address(request),
-                case=case,
-                claim=claim,
-            )
-        except TooManyReports:
-            return render(
-                request,
-                "claims/report_error.html",
-                {"form": form, "too_many": True},
-                status=429,
-            )
-        sent = {"sent": 1, "page_url": _local_path(request, data["page_url"])}
-        return redirect(f"{reverse('claims:report_error')}?{urlencode(sent)}")
-    return render(request, "claims/report_error.html", {"form": form}, status=422)
-
-
-@permission_required("claims.view_errorreport", raise_exception=True)
-def reports_inbox_view(request, refused=None, status=200):
-    """
-    The open reports, newest first, or with ``?show=all`` the handled ones too;
-    ``refused`` is a reply that could not be sent, kept.
-    """
-    show_all = request.GET.get("show") == "all"
-    reports = ErrorReport.objects.select_related("case", "claim__case", "handled_by", "correction")
-    open_count = open_reports_for(request)
-    if not show_all:
-        reports = reports.filter(status=ReportStatus.OPEN)
-    page = Paginator(reports, 25).get_page(request.GET.get("page"))
-    context = {"page": page, "refused": refused, "show_all": show_all, "open_count": open_count}
-    return render(request, "claims/reports_inbox.html", context, status=status)
-
-
-@require_POST
-@permission_required("claims.change_errorreport", raise_exception=True)
-def report_close_view(request, pk):
-    report = get_object_or_404(ErrorReport, pk=pk)
-    form = ReplyForm(request.POST)
-    try:
-        if not form.is_valid():
-            raise ValidationError("Write a reply before closing the report.", code="blank")
-        report_close(report=report, editor=request.user, reply=form.cleaned_data["reply"])
-    except ValidationError as refused:
-        kept = {
-            "pk": report.pk,
-            "reply": request.POST.get("reply", ""),
-            "error": " ".join(refused.messages),
-        }
-        return reports_inbox_view(
-            request, refused=kept, status=409 if getattr(refused, "code", "") == "handled" else 422
-        )
-    messages.success(
-        request,
-        "Report closed; your reply is on its way to the reader."
-        if report.email
-        else "Report closed.",
-    )
-    return redirect("claims:reports_inbox")

@@ -1,18 +1,10 @@
-import re
+"""Helpers for views: reading what a request names, and answering it."""
+
 from functools import wraps
 
 from django.core.exceptions import ObjectDoesNotExist
 from django.http import Http404, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import redirect
-
-#: Control characters other than tab and the line breaks: XML 1.0 (the feeds)
-#: cannot carry them, and in typed text they come only from pasted PDFs.
-_CONTROL_CHARACTERS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-
-
-def without_control_characters(text):
-    """``text`` without control characters (see ``_CONTROL_CHARACTERS``); a form feed is a space."""
-    return _CONTROL_CHARACTERS.sub(lambda found: " " if found[0] == "\x0c" else "", text)
 
 
 def found_or_404(read, *args, **kwargs):
