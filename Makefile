@@ -44,7 +44,7 @@ test: setup
 screenshots: setup
 	@mkdir -p docs/screenshots
 	FACTCHECK_SCREENSHOTS=docs/screenshots DEBUG=true $(PY) -m pytest -q \
-		tests/test_browser_journey.py -k whole_journey
+		tests/browser/test_browser_journey.py -k whole_journey
 
 ## Benchmarks: anchoring, re-anchoring against diff-match-patch, PDF extraction.
 bench: setup

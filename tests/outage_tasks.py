@@ -1,4 +1,4 @@
-"""Tasks for tests/test_database_outage.py: each meets a database that is really not there."""
+"""Tasks for tests/platform/test_database_outage.py: each meets a database that is really not there."""
 
 import time
 
@@ -6,7 +6,7 @@ from django.db import connections
 from django.tasks import task
 from django_tasks_db.models import DBTaskResult
 
-#: The alias tests/test_database_outage.py points at a database that cannot be opened.
+#: The alias tests/platform/test_database_outage.py points at a database that cannot be opened.
 UNREACHABLE = "unreachable"
 
 

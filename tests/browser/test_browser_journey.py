@@ -27,8 +27,8 @@ from sources.highlighting import READER_PART_CHARS
 from sources.models import Source, SourceRole
 from sources.services import source_version_create_from_text
 from tests import sample_files
-from tests.browser import *  # noqa: F403  (the browser fixtures and helpers)
-from tests.browser import (
+from tests.browser.support import *  # noqa: F403  (the browser fixtures and helpers)
+from tests.browser.support import (
     PASSWORD,
     PHONE,
     log_in,
@@ -304,7 +304,7 @@ def test_the_whole_journey_from_upload_to_the_public_corrections_log(browser, li
         reviewer.click("button:text-is('Approve')")
     editor.goto(f"{base}/desk/corrections/")
     editor.click("button:text-is('Publish')")
-    editor.wait_for_selector("text=Correction published as entry 1.")
+    editor.wait_for_selector("text=Clarification published as entry 1.")
 
     # An anonymous reader: the claim, its ClaimReview markup, the log and the feed.
     reader = new_page(browser)

@@ -6,7 +6,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
 from claims.models import Claim, ClaimStatus, Correction
-from tests.browser import *  # noqa: F403  (the fixtures and helpers)
+from tests.browser.support import *  # noqa: F403  (the fixtures and helpers)
 from tests.factories import ClaimFlagFactory, QuotationFactory, flagged
 
 pytestmark = pytest.mark.django_db(transaction=True)

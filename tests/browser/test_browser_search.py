@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from sources.highlighting import part_starts
 from sources.services import source_version_create_from_text
-from tests.browser import *  # noqa: F403  (the fixtures and helpers)
+from tests.browser.support import *  # noqa: F403  (the fixtures and helpers)
 from tests.factories import SourceFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -6,7 +6,7 @@ for the event naming it, its target and its actor. The admin's writes are
 audited too; the audit trail itself is read-only in the admin for everyone,
 the superuser included. (That no URL of the app, the admin's included,
 changes or removes an event is checked for every URL, role and method by
-``tests/test_permission_matrix.py``.)
+``tests/security/test_permission_matrix.py``.)
 """
 
 import pytest

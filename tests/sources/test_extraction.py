@@ -23,7 +23,7 @@ from sources.extraction import (
 )
 from tests import sample_files as samples
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _child_pids() -> set[int]:

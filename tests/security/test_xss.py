@@ -900,8 +900,8 @@ INSPECT = """() => {
 @pytest.fixture(scope="module")
 def chromium():
     # Imported here so that without Chromium only the browser test is skipped
-    # (tests/browser.py skips the module that imports it, or fails in CI).
-    from tests import browser as helpers
+    # (tests/browser/support.py skips the module that imports it, or fails in CI).
+    from tests.browser import support as helpers
 
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     with helpers.sync_api.sync_playwright() as playwright:

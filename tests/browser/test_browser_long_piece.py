@@ -6,7 +6,7 @@ from playwright.sync_api import expect
 from claims.models import Claim
 from claims.services import claim_create
 from sources.services import quotation_create, source_version_create_from_text
-from tests.browser import *  # noqa: F403  (the fixtures and helpers)
+from tests.browser.support import *  # noqa: F403  (the fixtures and helpers)
 from tests.factories import CaseFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -11,7 +11,7 @@ import pytest
 
 from claims.figures import Figure, extract_figures, missing_figures
 
-SEED_DIR = Path(__file__).resolve().parents[1] / "claims" / "seed"
+SEED_DIR = Path(__file__).resolve().parents[2] / "claims" / "seed"
 
 
 def keys(text):
@@ -297,7 +297,7 @@ def test_the_module_imports_no_django():
         "import sys; import claims.figures; "
         "sys.exit(any(name.split('.')[0] == 'django' for name in sys.modules))"
     )
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     result = subprocess.run([sys.executable, "-c", script], cwd=root, check=False)
     assert result.returncode == 0
 

@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db import connection
 from django.urls import reverse
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
+PROJECT_DIR = Path(__file__).resolve().parents[2]
 
 
 def start_django(**environment):

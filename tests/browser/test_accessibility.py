@@ -30,14 +30,14 @@ from claims.services import (
 from claims.workflow import Action, claim_digest, claim_transition
 from sources.models import Source
 from sources.services import find_span, quotation_create, source_version_create_from_text
-from tests.browser import *  # noqa: F403  (the browser fixtures and helpers)
-from tests.browser import DESKTOP, PHONE, log_in, shot
+from tests.browser.support import *  # noqa: F403  (the browser fixtures and helpers)
+from tests.browser.support import DESKTOP, PHONE, log_in, shot
 from tests.factories import SourceFactory
 
 # The live server's thread must see committed rows.
 pytestmark = pytest.mark.django_db(transaction=True)
 
-AXE = Path(__file__).resolve().parent / "vendor" / "axe-core" / "axe.min.js"
+AXE = Path(__file__).resolve().parents[1] / "vendor" / "axe-core" / "axe.min.js"
 FAILING_IMPACTS = {"serious", "critical"}
 CASE = "three-numbers-one-announcement"
 CITED = "Together Compiler: Continuous Compilation for AI inference"

@@ -20,7 +20,7 @@ from claims.models import Claim, ClaimStatus
 from sources.services import source_version_create_from_text
 from tests.factories import ClaimFactory, EditorFactory, SourceFactory
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
+PROJECT_DIR = Path(__file__).resolve().parents[2]
 PASSWORD = "correct horse battery staple"
 
 POLICY = {

@@ -4,7 +4,7 @@ against the app served by pytest-django's live server.
 
 A test module that drives the browser starts with::
 
-    from tests.browser import *  # noqa: F403  (the fixtures and helpers)
+    from tests.browser.support import *  # noqa: F403  (the fixtures and helpers)
 
 Chromium missing outside CI skips those modules with how to install it; in CI
 a missing browser fails the run.
@@ -21,7 +21,7 @@ from tests.factories import EditorFactory, ReviewerFactory
 from tests.migrated_rows import restore_data_migrations
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts" / "screenshots"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 PASSWORD = "correct horse battery staple"
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}

@@ -1,33 +1,22 @@
-import re
+"""The case page: the piece, its claims, filters, the passage finder, new claims and cases."""
 
 import lxml.html
 import pytest
-from django.db import connection
-from django.template.loader import render_to_string
 from django.test import override_settings
-from django.test.utils import CaptureQueriesContext
-from django.urls import reverse, set_script_prefix
-from django.utils import timezone
+from django.urls import reverse
 
 from claims.models import Case, Claim, ClaimStatus, Rating
-from claims.selectors import case_claim_index, case_list, claim_status_summary, reviews_for
-from claims.views.desk import CASES_PER_PAGE, CLAIMS_PER_PAGE, PASSAGE_MATCHES_SHOWN
+from claims.selectors import case_claim_index, claim_status_summary
+from claims.views.desk import CLAIMS_PER_PAGE, PASSAGE_MATCHES_SHOWN
 from claims.workflow import Action, claim_transition
-from factcheck.pagination import Paginator
-from factcheck.templatetags.numbers import thousands
-from sources.models import Source, SourceRole
 from sources.services import find_span, source_version_create_from_text, source_version_upload
 from sources.tasks import extract_source_version
-from sources.views import SOURCES_PER_PAGE
 from tests.factories import (
     CaseFactory,
     ClaimFactory,
-    CorrectionFactory,
-    PublishedCorrectionFactory,
     QuotationFactory,
     ReviewAssignmentFactory,
     ReviewerFactory,
-    SourceFactory,
     SourceVersionFactory,
     case_with_claims,
     long_source_text,
@@ -35,27 +24,6 @@ from tests.factories import (
 )
 
 pytestmark = pytest.mark.django_db
-
-
-def test_the_editor_lands_on_the_case_list_after_logging_in(client, editor, first_case):
-    response = client.post(
-        reverse("login"), {"username": editor.username, "password": "correct horse battery staple"}
-    )
-    assert response.status_code == 302
-    assert response["Location"] == reverse("claims:case_list")
-
-    response = client.get(response["Location"])
-    assert response.status_code == 200
-    assert first_case.title in response.text
-    assert first_case.get_absolute_url() in response.text
-
-
-def test_a_wrong_password_is_refused_with_a_message_and_keeps_the_username(client, editor):
-    response = client.post(reverse("login"), {"username": editor.username, "password": "nope"})
-
-    assert response.status_code == 200
-    assert "Please enter a correct username and password" in response.text
-    assert f'value="{editor.username}"' in response.text
 
 
 def test_the_case_page_marks_every_claim_in_the_article_and_lists_them_by_pages(
@@ -136,148 +104,6 @@ def test_an_unknown_case_is_not_found(editor_client):
     assert (
         editor_client.get(reverse("claims:case_detail", args=["no-such-case"])).status_code == 404
     )
-
-
-def test_the_case_list_is_empty_with_a_pointer_to_sources(editor_client):
-    response = editor_client.get(reverse("claims:case_list"))
-
-    assert "No cases yet" in response.text
-
-
-def test_a_reviewer_with_no_cases_is_not_told_to_upload_sources(client, reviewer, first_case):
-    client.force_login(reviewer)
-
-    response = client.get(reverse("claims:case_list"))
-
-    assert "No cases for you yet" in response.text
-    assert "Upload it under" not in response.text
-    assert reverse("claims:my_reviews") in response.text
-
-
-def test_the_source_list_shows_cited_sources_as_awaiting_upload(editor_client, first_case):
-    response = editor_client.get(reverse("sources:source_list"))
-
-    assert response.status_code == 200
-    assert "Together Compiler: Continual Compilation for AI Inference" in response.text
-    assert response.text.count("awaiting upload") == 4
-
-
-def test_the_source_list_counts_each_sources_versions_in_a_fixed_number_of_queries(
-    editor_client,
-):
-    revised = SourceFactory(title="A source uploaded twice")
-    SourceVersionFactory(source=revised)
-    with CaptureQueriesContext(connection) as with_one_source:
-        editor_client.get(reverse("sources:source_list"))
-    SourceVersionFactory(source=revised, text="The second text, corrected.")
-    SourceFactory(title="A source not yet uploaded")
-    SourceFactory.create_batch(SOURCES_PER_PAGE)
-
-    with CaptureQueriesContext(connection) as with_a_full_page:
-        response = editor_client.get(reverse("sources:source_list"))
-
-    rows = {
-        title: response.text.split(title, 1)[1].split("</tr>", 1)[0]
-        for title in ("A source uploaded twice", "A source not yet uploaded")
-    }
-    assert "<td>2</td>" in rows["A source uploaded twice"]
-    assert "awaiting upload" in rows["A source not yet uploaded"]
-    assert response.text.count("<tr>") == SOURCES_PER_PAGE + 1
-    assert len(with_a_full_page) == len(with_one_source)
-
-
-def test_a_source_without_versions_explains_that_it_awaits_upload(editor_client, first_case):
-    source = Source.objects.get(publisher="Unite.AI")
-
-    response = editor_client.get(source.get_absolute_url())
-
-    assert "Awaiting upload" in response.text
-
-
-def test_the_article_source_page_shows_its_text_and_digest(editor_client, first_case):
-    article = Source.objects.get(role=SourceRole.UNDER_CHECK)
-
-    response = editor_client.get(article.get_absolute_url())
-
-    version = article.versions.get()
-    assert version.sha256 in response.text
-    assert "Where the speed actually comes from" in response.text
-    assert 'class="quote-mark"' in response.text
-
-
-def test_my_reviews_lists_only_my_assignments(client, reviewer, first_case):
-    mine = ReviewAssignmentFactory(claim=first_case.claims.first(), reviewer=reviewer)
-    other = ReviewAssignmentFactory(claim=first_case.claims.last())
-    client.force_login(reviewer)
-
-    response = client.get(reverse("claims:my_reviews") + "?show=all")
-
-    assert mine.claim.statement[:60] in response.text
-    assert other.claim.statement[:60] not in response.text
-
-
-def test_the_case_list_and_my_reviews_count_exactly_the_rows_they_list(client, reviewer):
-    other_reviewer = ReviewerFactory()
-    for _ in range(CASES_PER_PAGE + 2):
-        claim = ClaimFactory()
-        ReviewAssignmentFactory(claim=claim, reviewer=reviewer)
-        ReviewAssignmentFactory(claim=claim, reviewer=other_reviewer)
-    ReviewAssignmentFactory(reviewer=other_reviewer)
-    client.force_login(reviewer)
-
-    pages = {
-        "cases": client.get(reverse("claims:case_list")).context["page"],
-        "reviews": client.get(reverse("claims:my_reviews") + "?show=all").context["page"],
-    }
-
-    # Counted from plain querysets, listed from annotated ones: the same rows.
-    assert pages["cases"].paginator.count == len(case_list(reviewer)) == CASES_PER_PAGE + 2
-    assert pages["reviews"].paginator.count == len(reviews_for(reviewer)) == CASES_PER_PAGE + 2
-    assert pages["cases"].paginator.num_pages == 2
-
-
-def test_my_reviews_has_an_empty_state(client, reviewer):
-    client.force_login(reviewer)
-
-    assert "Nothing awaits your decision" in client.get(reverse("claims:my_reviews")).text
-    assert "Nothing to review" in client.get(reverse("claims:my_reviews") + "?show=all").text
-
-
-def test_the_public_corrections_log_shows_published_entries_only(client, first_case):
-    published = PublishedCorrectionFactory(case=first_case, what_was_wrong="Published wording")
-    CorrectionFactory(case=first_case, what_was_wrong="Draft wording")
-
-    response = client.get(reverse("claims:corrections_log"))
-
-    assert response.status_code == 200
-    assert "Published wording" in response.text
-    assert "Draft wording" not in response.text
-    assert f'id="correction-{published.pk}"' in response.text
-
-
-def test_the_corrections_log_has_an_empty_state(client, db):
-    assert "No corrections published" in client.get(reverse("claims:corrections_log")).text
-
-
-def test_pages_carry_the_navigation_and_vendored_htmx(editor_client, first_case):
-    response = editor_client.get(reverse("claims:case_list"))
-
-    for label in ("Cases", "Sources", "My reviews", "Corrections"):
-        assert f">{label}</a>" in response.text
-    assert "/static/vendor/htmx/htmx.min.js" in response.text
-    assert 'aria-current="page"' in response.text
-
-
-@pytest.mark.parametrize(
-    "url_name", ["claims:corrections_log", "claims:corrections_desk", "claims:reports_inbox"]
-)
-def test_the_corrections_desk_and_reports_are_marked_as_the_corrections_section(
-    editor_client, url_name
-):
-    page = editor_client.get(reverse(url_name)).text
-
-    current = re.findall(r'<a href="([^"]+)" aria-current="page">', page)
-    assert current == [reverse("claims:corrections_log")]
 
 
 def test_the_claim_list_filters_by_verdict_and_reviewer(editor_client, first_case):
@@ -695,27 +521,6 @@ def test_a_reviewer_filter_that_names_nobody_lists_no_claims(editor_client, firs
     assert "No claims match these filters" in response.text
 
 
-def test_the_case_list_counts_each_cases_claims_and_published_ones(editor_client):
-    empty = CaseFactory(title="A case with no claims yet")
-    first = ClaimFactory()
-    busy = first.case
-    ClaimFactory(
-        case=busy,
-        quotation=QuotationFactory(version=first.quotation.version, exact="467 seconds"),
-        status=Claim.Status.PUBLISHED,
-        published_at=timezone.now(),
-    )
-
-    response = editor_client.get(reverse("claims:case_list"))
-
-    cards = {
-        case.title: response.text.split(case.title, 1)[1].split("</li>", 1)[0]
-        for case in (empty, busy)
-    }
-    assert "0 claims · 0 published" in cards[empty.title]
-    assert "2 claims · 1 published" in cards[busy.title]
-
-
 def test_a_page_of_claims_swapped_in_by_htmx_takes_the_focus_and_a_filter_change_does_not(
     editor_client, first_case
 ):
@@ -821,80 +626,6 @@ def test_a_passage_picked_without_a_mouse_opens_the_part_it_is_in(editor_client)
     assert "“Paragraph 300:”" in response.text
 
 
-def test_the_navigation_links_follow_the_path_the_app_is_served_under(editor_client):
-    # Reversed once per prefix and kept: a second prefix must not get the first's links.
-    case_list = reverse("claims:case_list")
-    set_script_prefix("/desk/")
-    try:
-        under_desk = editor_client.get(case_list)
-    finally:
-        set_script_prefix("/")
-    at_root = editor_client.get(case_list)
-
-    assert '<a href="/desk/reviews/"' in under_desk.text
-    assert '<a href="/reviews/"' in at_root.text
-    assert '<a href="/desk/' not in at_root.text
-
-
-# The error pages.
-
-
-def test_a_page_not_found_keeps_the_site_and_says_our_reason(client, first_case):
-    response = client.get(reverse("claims:public_case", args=[first_case.slug]))
-
-    assert response.status_code == 404
-    assert "<h1>Page not found</h1>" in response.text
-    assert "This case has no published fact-checks." in response.text
-    assert 'class="site-header"' in response.text
-    assert reverse("claims:corrections_log") in response.text
-
-
-def test_a_page_not_found_does_not_show_djangos_wording_about_models(client, db):
-    response = client.get(reverse("claims:correction_detail", args=[987654]))
-
-    assert response.status_code == 404
-    assert "<h1>Page not found</h1>" in response.text
-    assert "matches the given query" not in response.text
-
-
-def test_a_refused_page_says_so_with_the_site_around_it(client, reviewer):
-    client.force_login(reviewer)
-
-    response = client.get(reverse("claims:case_create"))
-
-    assert response.status_code == 403
-    assert "not allowed to open this page" in response.text
-    assert reverse("claims:case_list") in response.text
-
-
-def test_the_server_error_page_needs_neither_a_request_nor_the_database(rf):
-    from django.views import defaults
-
-    response = defaults.server_error(rf.get("/"))
-
-    assert response.status_code == 500
-    assert b"Something went wrong on our side" in response.content
-
-
-def test_the_brand_links_a_reader_to_the_public_log_not_the_login(client, db):
-    page = client.get(reverse("claims:corrections_log"))
-
-    (brand,) = lxml.html.fromstring(page.content).xpath("//a[@class='brand']")
-    assert brand.get("href") == reverse("claims:corrections_log")
-
-
-def test_a_claim_out_of_a_reviewers_reach_is_not_found_without_naming_the_model(
-    client, reviewer, first_case
-):
-    client.force_login(reviewer)
-
-    response = client.get(first_case.claims.first().get_absolute_url())
-
-    assert response.status_code == 404
-    assert "matching query" not in response.text
-    assert "<h1>Page not found</h1>" in response.text
-
-
 def test_a_rationale_in_the_case_pages_claim_list_is_rendered_as_on_the_claim_page(editor_client):
     claim = ClaimFactory(
         rationale="The table says **2.6×**, see [the paper](https://example.org/p)."
@@ -926,28 +657,3 @@ def test_a_claim_with_two_reviewers_is_found_by_either_and_the_filter_lists_them
     assert reviewer_filter.index(f'<option value="{abe.pk}">') < reviewer_filter.index(
         f'<option value="{zoe.pk}">'
     )
-
-
-@pytest.mark.parametrize(
-    ("asked", "shown"), [("0", 1), ("-3", 1), ("two", 1), ("", 1), ("2", 2), ("99", 2)]
-)
-def test_a_page_number_below_the_first_shows_the_first_page_and_one_past_the_last_the_last(
-    editor_client, asked, shown
-):
-    case, _claims = make_case_with_claims(CLAIMS_PER_PAGE + 1, ReviewerFactory())
-
-    page = editor_client.get(case.get_absolute_url(), {"page": asked})
-
-    assert page.status_code == 200
-    assert page.context["page"].number == shown
-
-
-def test_long_counts_group_their_thousands():
-    page = Paginator(range(30_000), 20).get_page(1)
-
-    html = render_to_string("includes/pagination.html", {"page": page})
-
-    assert "Page 1 of 1,500" in html
-    assert thousands(25_000) == "25,000"
-    assert thousands(999) == "999"
-    assert thousands("") == ""

@@ -7,7 +7,7 @@ from django.db.migrations.executor import MigrationExecutor
 from claims.models import ClaimFlag
 from sources.services import source_version_create_from_text
 from tests.factories import ClaimFactory, PieceUnderCheckFactory, SourceVersionFactory
-from tests.test_quoting import quoted
+from tests.sources.test_quoting import quoted
 
 BEFORE = [("claims", "0015_claims_keep_their_numbers")]
 

@@ -30,7 +30,7 @@ from tests import outage_tasks
 from tests.factories import EditorFactory
 from tests.outage_tasks import UNREACHABLE
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
+PROJECT_DIR = Path(__file__).resolve().parents[2]
 DATABASE_TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 
 

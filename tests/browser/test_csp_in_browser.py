@@ -10,8 +10,8 @@ import pytest
 
 from sources.models import Source
 from sources.services import source_version_create_from_text
-from tests.browser import *  # noqa: F403  (the browser fixtures and helpers)
-from tests.browser import log_in, new_page, select_in_reader
+from tests.browser.support import *  # noqa: F403  (the browser fixtures and helpers)
+from tests.browser.support import log_in, new_page, select_in_reader
 
 # The live server's thread must see committed rows.
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
+PROJECT_DIR = Path(__file__).resolve().parents[2]
 SHOW_STORAGE = (
     "import django; django.setup(); "
     "from django.core.files.storage import storages; s = storages['default']; "

@@ -53,7 +53,7 @@ def carry(old_text, new_text, exact, occurrence=0):
 def test_the_module_imports_without_django():
     # It runs in scripts and workers as plain Python: no settings, no app registry.
     check = "import sys, sources.anchoring; sys.exit('django' in sys.modules)"
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     assert subprocess.run([sys.executable, "-c", check], cwd=root).returncode == 0
 
 
