@@ -1,4 +1,4 @@
-"""Tasks for tests/platform/test_database_outage.py: each meets a database that is really not there."""
+"""Tasks for tests/platform/test_database_outage.py: each meets a database really not there."""
 
 import time
 
