@@ -4,7 +4,7 @@ ten seconds in the middle, and then a count of what survived (``make load``).
 
 1. A private PostgreSQL (initdb in a temporary folder, on 127.0.0.1, port
    LOAD_PG_PORT or the next free one from 5433) — never the machine's own server.
-2. Migrate, collectstatic, a small scale dataset (``make_scale_dataset``), and a
+2. Migrate, collectstatic, a small scale dataset (``bench/make_scale_dataset.py``), and a
    plan for locust: a database session per simulated editor and reviewer, the
    claims they work on, the published pages readers read.
 3. gunicorn on 127.0.0.1 with production settings (DEBUG off; plain HTTP on
@@ -540,13 +540,11 @@ def run(folder, pg, processes, **o):
     manage = [PY, str(PROJECT / "manage.py")]
     say("migrate, collectstatic, scale dataset " + " ".join(SCALE_FLAGS))
     for command in (
-        ["migrate", "--noinput", "-v0"],
-        ["collectstatic", "--noinput", "-v0"],
-        ["make_scale_dataset", *SCALE_FLAGS],
+        [*manage, "migrate", "--noinput", "-v0"],
+        [*manage, "collectstatic", "--noinput", "-v0"],
+        [PY, str(PROJECT / "bench" / "make_scale_dataset.py"), *SCALE_FLAGS],
     ):
-        subprocess.run(
-            [*manage, *command], env=env, check=True, cwd=PROJECT, stdout=subprocess.DEVNULL
-        )
+        subprocess.run(command, env=env, check=True, cwd=PROJECT, stdout=subprocess.DEVNULL)
 
     os.environ.update(env)
     sys.path.insert(0, str(PROJECT))

@@ -6,7 +6,7 @@ Run from the repository root (``make bench-web`` does):
     .venv/bin/python bench/web.py
 
 It creates the PostgreSQL database if it is missing, migrates it, generates
-the scale dataset if absent (``manage.py make_scale_dataset --if-absent``),
+the scale dataset if absent (``bench/make_scale_dataset.py --if-absent``),
 collects the static files, starts gunicorn on 127.0.0.1 with production
 settings (DEBUG off, a generated SECRET_KEY, plain HTTP allowed), logs an
 editor and the busy reviewer in through sessions made directly (each with a
@@ -36,7 +36,7 @@ Environment (all optional):
 
 - ``BENCH_DATABASE_URL``: ``postgres://postgres@127.0.0.1:5432/factcheck_bench``
 - ``BENCH_MEDIA_ROOT``: ``var/bench/media`` (the generated sources' files)
-- ``BENCH_SCALE_FLAGS``: flags for make_scale_dataset, e.g. ``--cases 50 --claims
+- ``BENCH_SCALE_FLAGS``: flags for bench/make_scale_dataset.py, e.g. ``--cases 50 --claims
   2500 --sources 500`` for a quick run, in a fresh database (default: its full
   defaults)
 - ``BENCH_REQUESTS`` (200 per page), ``BENCH_CONCURRENCY`` (2 client threads),
@@ -115,7 +115,7 @@ def scale_dataset():
     ``BUSY_REVIEWER``, ``NAMES``, ...). The only place the benches name it
     (bench/load.py asks here too); imported late, once Django is set up.
     """
-    from claims import scale
+    from bench import scale
 
     return scale
 
@@ -142,7 +142,12 @@ def ensure_database():
 def prepare():
     ensure_database()
     manage("migrate", "--noinput", "-v0")
-    manage("make_scale_dataset", "--if-absent", *SCALE_FLAGS)
+    subprocess.run(
+        [PYTHON, "bench/make_scale_dataset.py", "--if-absent", *SCALE_FLAGS],
+        cwd=ROOT,
+        env=SERVER_ENV,
+        check=True,
+    )
     manage("collectstatic", "--noinput", "-v0")
 
 

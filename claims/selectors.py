@@ -1,5 +1,6 @@
 """Reads for the claims app: what the pages list, with their queries bounded."""
 
+import hashlib
 from collections import Counter
 
 from django.contrib.auth import get_user_model
@@ -113,6 +114,9 @@ def case_claim_index(case, user=None):
             "statement",
             "status",
             "verdict_id",
+            "updated_at",
+            "quotation_id",
+            verdict_changed=F("verdict__updated_at"),
             start=F("quotation__start"),
             end=F("quotation__end"),
             version_id=F("quotation__version_id"),
@@ -162,6 +166,27 @@ def claims_for_rows(case, rows):
         claim.case = case
     claims.sort(key=lambda claim: place[claim.pk])
     return claims
+
+
+def claim_rows_key(case, rows):
+    """
+    A digest of everything the case page shows of the claims that ``rows``
+    (from ``case_claim_index``) list: a ``{% cache %}`` key that changes
+    whenever one of them is edited, moves on in the workflow, gets a new verdict
+    wording, or gains or loses a flag (whose message names its source's title).
+    Read without loading the claims, so that a page whose rows are kept loads none.
+    """
+    flags = (
+        ClaimFlag.objects.open()
+        .filter(claim_id__in=[row["pk"] for row in rows])
+        .order_by("pk")
+        .values_list("claim_id", "pk", "version__source__updated_at")
+    )
+    shown = [
+        (row["pk"], row["number"], row["updated_at"], row["quotation_id"], row["verdict_changed"])
+        for row in rows
+    ]
+    return hashlib.sha256(repr((case.pk, case.slug, shown, list(flags))).encode()).hexdigest()
 
 
 def case_marked_part(case, version, rows, *, at=0):

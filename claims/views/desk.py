@@ -3,6 +3,7 @@ The desk's pages: cases and their claims, a claim's evidence, reviewers and
 discussion, the reviewer's sign-off page and My reviews.
 """
 
+import functools
 from urllib.parse import urlencode
 
 from django.contrib import messages
@@ -36,6 +37,7 @@ from claims.selectors import (
     claim_at,
     claim_for_page,
     claim_history,
+    claim_rows_key,
     claim_status_summary,
     claims_for_rows,
     claims_reviewed_by,
@@ -111,7 +113,9 @@ def case_detail_view(request, slug, create_form=None, status_code=200):
     context = {
         "case": case,
         "page": page,
-        "claims": claims_for_rows(case, page.object_list),
+        # Called by the template only when the rows it keeps (claim_rows_key) have changed.
+        "claims": functools.partial(claims_for_rows, case, page.object_list),
+        "claim_rows_key": claim_rows_key(case, page.object_list),
         "filtered": any(filters.values()),
         # Paging through the claims without JavaScript stays in the same part.
         "filter_query": urlencode(

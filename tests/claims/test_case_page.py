@@ -7,6 +7,7 @@ from django.urls import reverse
 
 from claims.models import Case, Claim, ClaimStatus, Rating
 from claims.selectors import case_claim_index, claim_status_summary
+from claims.services import claim_update
 from claims.views.desk import CLAIMS_PER_PAGE, PASSAGE_MATCHES_SHOWN
 from claims.workflow import Action, claim_transition
 from sources.services import find_span, source_version_create_from_text, source_version_upload
@@ -14,6 +15,7 @@ from sources.tasks import extract_source_version
 from tests.factories import (
     CaseFactory,
     ClaimFactory,
+    ClaimFlagFactory,
     QuotationFactory,
     ReviewAssignmentFactory,
     ReviewerFactory,
@@ -61,11 +63,12 @@ def test_the_claim_list_pages_keep_the_filters(editor_client, first_case):
 def test_the_case_page_takes_a_constant_number_of_queries(
     editor_client, first_case, django_assert_max_num_queries
 ):
-    # The first view reads the piece's text to render it; later views use the rendering.
-    with django_assert_max_num_queries(14):
+    # The first view reads the piece's text and the listed claims to render them; later
+    # views use the renderings, kept under what they show.
+    with django_assert_max_num_queries(15):
         response = editor_client.get(first_case.get_absolute_url())
     assert response.status_code == 200
-    with django_assert_max_num_queries(13):
+    with django_assert_max_num_queries(12):
         response = editor_client.get(first_case.get_absolute_url())
     assert response.status_code == 200
 
@@ -657,3 +660,27 @@ def test_a_claim_with_two_reviewers_is_found_by_either_and_the_filter_lists_them
     assert reviewer_filter.index(f'<option value="{abe.pk}">') < reviewer_filter.index(
         f'<option value="{zoe.pk}">'
     )
+
+
+def test_the_kept_claim_rows_change_with_what_they_show(editor_client, editor, first_case):
+    claim = first_case.claims.order_by("number").first()
+    url = first_case.get_absolute_url()
+    assert claim.statement in editor_client.get(url).text  # now kept
+
+    claim_update(
+        claim=claim, editor=editor, expected_version=claim.version, statement="A new wording."
+    )
+    Rating.objects.filter(label="False").update(label="Untrue")
+    claim.refresh_from_db()
+    claim_update(
+        claim=claim,
+        editor=editor,
+        expected_version=claim.version,
+        verdict=Rating.objects.get(label="Untrue"),
+    )
+    page = editor_client.get(url).text
+    assert "A new wording." in page
+    assert ">Untrue<" in page
+
+    ClaimFlagFactory(claim=claim, note="A reason raised after the rows were kept.")
+    assert "A reason raised after the rows were kept." in editor_client.get(url).text

@@ -9,9 +9,9 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test import Client
 
+from bench.scale import ScaleOptions, make_scale_dataset
 from claims.corrections import verify_chain
 from claims.models import Claim
-from claims.scale import ScaleOptions, make_scale_dataset
 from factcheck.backup import MANIFEST, BackupError, create_backup, restore_backup
 from sources.models import Source, SourceVersion
 from tests.factories import EditorFactory, SourceFactory, SourceVersionFactory

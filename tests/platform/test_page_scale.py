@@ -31,8 +31,8 @@ def fetched_texts(captured):
 
 
 def test_claim_and_public_pages_never_fetch_the_sources_texts(client, editor):
+    from bench.scale import BUSY_CASE_SLUG, ScaleOptions, make_scale_dataset
     from claims.models import Claim
-    from claims.scale import BUSY_CASE_SLUG, ScaleOptions, make_scale_dataset
 
     make_scale_dataset(
         ScaleOptions(

@@ -1,7 +1,7 @@
 """
 A newsroom-sized dataset, generated fast, for benchmarks and capacity checks.
 
-``make_scale_dataset`` (run by ``manage.py make_scale_dataset``) writes
+``make_scale_dataset`` (run by ``bench/make_scale_dataset.py``) writes
 hundreds of cases, tens of thousands of claims and thousands of sources with
 bulk inserts, but every row is what the services would have made:
 
@@ -20,8 +20,10 @@ figures, some accented words and typographic punctuation) and seeded, so the
 same flags give the same dataset.
 """
 
+import argparse
 import contextlib
 import random
+import time
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -157,7 +159,7 @@ _WORD_WEIGHTS = _zipf_weights(len(_WORDS))
 
 def _names(count, seed=7):
     """Made-up proper names (people, places, firms): what a reader searches for."""
-    rng = random.Random(seed)  # noqa: S311 (repeatable synthetic data, not secrets)
+    rng = random.Random(seed)
     syllables = [
         "an",
         "bel",
@@ -342,7 +344,7 @@ class _Generator:
     def __init__(self, options, progress):
         self.o = options
         self.progress = progress
-        self.rng = random.Random(options.seed)  # noqa: S311 (repeatable synthetic data)
+        self.rng = random.Random(options.seed)
         self.now = timezone.now()
         self.counts = {}
         self.audit = []
@@ -817,3 +819,68 @@ class _Generator:
         AuditEvent.objects.bulk_create(events, batch_size=2000)
         self.counts["audit_events"] = len(events)
         self.progress(f"{len(events)} audit events")
+
+
+def main(argv=None):
+    """
+    The command line of ``bench/make_scale_dataset.py`` (``[--cases N …]
+    [--if-absent]``): the dataset in the database the settings name. Run it on
+    a database of its own. Returns the exit status.
+    """
+    defaults = ScaleOptions.__dataclass_fields__
+    parser = argparse.ArgumentParser(
+        prog="bench/make_scale_dataset.py",
+        description=(
+            "Generate a newsroom-sized dataset with bulk inserts: cases, claims, sources with "
+            "20–200 KB of text (and a few of 1 MB), quotations, evidence, reviews in every "
+            "state, users, a chain of published corrections, the search index."
+        ),
+    )
+    for name, help_text in (
+        ("cases", "cases, each checking a piece of its own"),
+        ("claims", "claims, over all cases (the first case gets up to 200)"),
+        ("sources", "sources, the pieces under check included"),
+        ("users", "users: a tenth editors, the rest reviewers"),
+        ("quotations", "quotations: one per claim, the rest in the cited sources"),
+        ("corrections", "published corrections"),
+        ("min-kb", "smallest source text, in KB"),
+        ("max-kb", "largest ordinary source text, in KB"),
+        ("large-kb", "size of the large sources, in KB"),
+        ("seed", "random seed: the same flags and seed give the same data"),
+    ):
+        default = defaults[name.replace("-", "_")].default
+        parser.add_argument(f"--{name}", type=int, default=default, help=f"{help_text} ({default})")
+    parser.add_argument(
+        "--large-sources",
+        type=int,
+        default=None,
+        help="how many sources get the large size (one per thousand sources, at least 1)",
+    )
+    parser.add_argument(
+        "--if-absent",
+        action="store_true",
+        help="do nothing (and succeed) when a scale dataset is already present",
+    )
+    options = vars(parser.parse_args(argv))
+    if dataset_present():
+        if options["if_absent"]:
+            print("A scale dataset is already present; nothing to do.")
+            return 0
+        print("A scale dataset is already present in this database; use a fresh database.")
+        return 2
+    try:
+        scale = ScaleOptions(
+            **{name: options[name] for name in ScaleOptions.__dataclass_fields__ if name in options}
+        )
+    except ValueError as invalid:
+        print(invalid)
+        return 2
+    began = time.monotonic()
+
+    def progress(message):
+        print(f"[{time.monotonic() - began:6.1f} s] {message}", flush=True)
+
+    result = make_scale_dataset(scale, progress=progress)
+    summary = ", ".join(f"{count:,} {name}" for name, count in result.counts.items())
+    print(f"Scale dataset written in {time.monotonic() - began:.0f} s: {summary}.")
+    return 0
