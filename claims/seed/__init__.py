@@ -61,20 +61,19 @@ def seed_first_case(*, lead_editor=None):
         )
 
     for spec in first_case.CLAIMS:
+        # By its statement: once the piece has a newer version, its claims quote that one.
+        if Claim.objects.filter(case=case, statement=spec["statement"]).exists():
+            continue
         start, end = find_span(text, spec["quote"], spec.get("occurrence", 1))
         quotation, _created = quotation_create(
             version=article_version, start=start, end=end, actor=None
         )
-        if Claim.objects.filter(
-            case=case, quotation=quotation, statement=spec["statement"]
-        ).exists():
-            continue
         claim_create(
             case=case,
             quotation=quotation,
             statement=spec["statement"],
             claimant=spec["claimant"],
-            rationale=_rationale(spec),
+            rationale=first_case.seeded_rationale(spec),
             author=None,
         )
         result_counts["claims"] += 1
@@ -103,13 +102,3 @@ def _article_version(text, result_counts):
         source=source, text=text, actor=None, original_filename=first_case.ARTICLE_FILENAME
     )
     return version
-
-
-def _rationale(spec):
-    cited = ", ".join(spec.get("check_against", []))
-    if not cited:
-        return spec["rationale"]
-    return (
-        f"{spec['rationale']}\n\nTo be checked against {cited}; awaiting upload of the "
-        "cited document, so this claim has no evidence yet."
-    )

@@ -1070,6 +1070,17 @@ CLAIMS = [
 ]
 
 
+def seeded_rationale(spec: dict) -> str:
+    """The rationale a seeded claim starts with: its checklist, and what to check it against."""
+    cited = ", ".join(spec.get("check_against", []))
+    if not cited:
+        return spec["rationale"]
+    return (
+        f"{spec['rationale']}\n\nTo be checked against {cited}; awaiting upload of the "
+        "cited document, so this claim has no evidence yet."
+    )
+
+
 def is_seeded_checklist(rationale: str) -> bool:
     """
     Whether ``rationale`` is one of the seeded claims' checklists ("Check that
@@ -1078,4 +1089,4 @@ def is_seeded_checklist(rationale: str) -> bool:
     return rationale.strip() in _SEEDED_CHECKLISTS
 
 
-_SEEDED_CHECKLISTS = frozenset(claim["rationale"].strip() for claim in CLAIMS)
+_SEEDED_CHECKLISTS = frozenset(seeded_rationale(claim).strip() for claim in CLAIMS)

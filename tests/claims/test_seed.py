@@ -13,6 +13,7 @@ from claims.seed import first_case as seed_data
 from factcheck.demo import DEMO_USERS, ensure_demo_users
 from factcheck.models import AuditEvent
 from sources.models import Quotation, Source, SourceRole, SourceVersion
+from sources.services import source_version_create_from_text
 
 pytestmark = pytest.mark.django_db
 
@@ -42,6 +43,17 @@ def test_seeding_twice_leaves_the_same_rows():
     assert row_counts() == after_first
     assert list(Quotation.objects.values_list("pk", "start", "end", "exact")) == quotations_first
     assert Claim.objects.count() == len(seed_data.CLAIMS)
+
+
+def test_seeding_again_after_a_new_version_of_the_piece_makes_no_second_claims():
+    case = seed_first_case().case
+    piece = case.source_under_check
+    edited = article_text().replace("467 seconds in total", "about 460 seconds in total")
+    source_version_create_from_text(source=piece, text=edited, actor=None)
+
+    seed_first_case()
+
+    assert case.claims.count() == len(seed_data.CLAIMS)
 
 
 def test_every_seeded_quotation_is_the_article_text_at_its_offsets(first_case):

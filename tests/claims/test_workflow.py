@@ -692,10 +692,10 @@ def test_renaming_a_source_leaves_a_published_claims_sign_offs_as_they_were(read
     assert claim.assignments.get().decision == Decision.APPROVED
 
 
-def test_a_seeded_checklist_is_no_rationale_to_publish(ready_claim, editor):
-    from claims.seed.first_case import CLAIMS
-
-    Claim.objects.filter(pk=ready_claim.pk).update(rationale=CLAIMS[0]["rationale"])
+def test_a_seeded_checklist_is_no_rationale_to_publish(ready_claim, editor, first_case):
+    # As the seed wrote it on the claim, "To be checked against …" and all.
+    seeded = first_case.claims.filter(rationale__contains="To be checked against").first().rationale
+    Claim.objects.filter(pk=ready_claim.pk).update(rationale=seeded)
     claim = approved_claim(Claim.objects.get(pk=ready_claim.pk), editor)
 
     with pytest.raises(ValidationError) as refused:
