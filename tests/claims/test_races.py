@@ -238,8 +238,9 @@ def test_the_same_reason_raised_at_once_many_times_is_one_open_flag():
     claim = ClaimFactory()
     quotation = claim.quotation
     newer = SourceVersionFactory(source=quotation.version.source, text="Other words.")
-    reanchoring = Reanchoring.objects.create(
-        quotation=quotation, version=newer, status=AnchoringStatus.ORPHANED
+    # The new version's re-anchoring may have run already (and flagged the claim once).
+    reanchoring, _created = Reanchoring.objects.get_or_create(
+        quotation=quotation, version=newer, defaults={"status": AnchoringStatus.ORPHANED}
     )
 
     at_once(THREADS, lambda i: flag_raise(Claim.objects.get(pk=claim.pk), reanchoring))
