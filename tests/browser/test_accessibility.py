@@ -71,7 +71,13 @@ def newsroom(desk):
     in_review, published = case.claims.order_by("pk")[:2]
     for claim, quotation in ((in_review, quotations[0]), (published, quotations[1])):
         evidence_add(claim=claim, quotation=quotation, stance="context", editor=editor)
-        claim_update(claim=claim, editor=editor, expected_version=claim.version, verdict=unproven)
+        claim_update(
+            claim=claim,
+            editor=editor,
+            expected_version=claim.version,
+            verdict=unproven,
+            rationale="The figure is the company's own measurement; nobody has reproduced it.",
+        )
         reviewer_assign(claim=claim, reviewer=reviewer, editor=editor)
         comment_add(claim=claim, author=editor, body="Which table does the figure come from?")
         claim_submit_for_review(claim=claim, editor=editor)
