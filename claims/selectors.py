@@ -155,10 +155,8 @@ def claims_for_rows(case, rows):
             "claimant",
             "status",
             "rationale",
-            "updated_at",
             "quotation__exact",
             "verdict__label",
-            "verdict__updated_at",
         )
         .prefetch_related(_open_flags())
     )
