@@ -179,6 +179,55 @@ class EvidenceForm(forms.Form):
         )
 
 
+class EvidenceQuoteForm(forms.Form):
+    """
+    A passage of a source's ``version`` to quote and attach as evidence, as
+    the button pressed (``via``) says: selected with the mouse (``start``,
+    ``end`` and ``selected_text``, which quote.js fills in) or picked among the
+    passages its words were found in (``passage``, as "start-end").
+    """
+
+    VIA_SELECTION = "selection"
+    VIA_PASSAGE = "passage"
+
+    version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    start = forms.IntegerField(min_value=0, required=False, widget=forms.HiddenInput)
+    end = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
+    selected_text = forms.CharField(
+        strip=False, required=False, max_length=200_000, widget=forms.HiddenInput
+    )
+    passage = forms.RegexField(regex=r"^[0-9]{1,12}-[0-9]{1,12}$", required=False)
+    via = forms.ChoiceField(
+        choices=[(VIA_SELECTION, VIA_SELECTION), (VIA_PASSAGE, VIA_PASSAGE)], required=False
+    )
+    stance = forms.ChoiceField(choices=Evidence.Stance.choices)
+    note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+
+    def __init__(self, *args, **kwargs):
+        # Beside the claim page's other evidence form: its fields need ids of their own.
+        kwargs.setdefault("auto_id", "quote_%s")
+        super().__init__(*args, **kwargs)
+
+    def clean(self):
+        data = super().clean()
+        if data.get("via") == self.VIA_PASSAGE:
+            if not data.get("passage"):
+                raise forms.ValidationError(
+                    "Pick one of the passages found first, or select the passage in the text.",
+                    code="no_passage",
+                )
+            data["start"], data["end"] = (int(part) for part in data["passage"].split("-"))
+            # The words are the text's own there: the service reads them from it.
+            data["selected_text"] = None
+        elif data.get("start") is None or data.get("end") is None or not data.get("selected_text"):
+            raise forms.ValidationError(
+                "Nothing is selected in the source's text, so nothing was attached: select the "
+                "passage, or find its words and pick it, then attach.",
+                code="nothing_selected",
+            )
+        return data
+
+
 class PersonChoiceField(forms.ModelChoiceField):
     """A choice of one user, named as the pages name people: full name, then username."""
 

@@ -30,7 +30,8 @@ from factcheck.roles import (
 )
 from factcheck.text_match import containing_words
 from sources.highlighting import cached_marked_part
-from sources.models import AnchoringStatus, Quotation, Reanchoring, SourceVersion
+from sources.models import AnchoringStatus, Quotation, Reanchoring, Source, SourceVersion
+from sources.selectors import source_reader
 
 
 def case_list(user):
@@ -418,3 +419,45 @@ def case_filter_choices(case, *, reviewers=True):
         )
         choices["reviewers"] = [(str(person.pk), display_name(person)) for person in people]
     return choices
+
+
+def sources_for_evidence(case, query="", *, limit=20):
+    """
+    ``(sources, more)``: up to ``limit`` sources that a claim of ``case`` may
+    quote as evidence (any but its piece under check), whose title contains the
+    words ``query`` (all of them without it), and whether more match. Those the
+    case already cites come first, marked ``cited_in_case``; then the rest by title.
+    """
+    cited = set(
+        Evidence.objects.filter(claim__case=case)
+        .order_by()
+        .values_list("quotation__version__source_id", flat=True)
+        .distinct()
+    )
+    candidates = Source.objects.exclude(pk=case.source_under_check_id).order_by("title", "pk")
+    if query.split():
+        candidates = containing_words(candidates, "title", query)
+    found = list(candidates.filter(pk__in=cited)[: limit + 1]) if cited else []
+    for source in found:
+        source.cited_in_case = True
+    if len(found) <= limit:
+        found += candidates.exclude(pk__in=cited)[: limit + 1 - len(found)]
+    return found[:limit], len(found) > limit
+
+
+def evidence_reader(case, source, *, at=0):
+    """
+    A source's current text as the claim page shows it beside a claim of
+    ``case``, to quote evidence from: the source page's reader (``source_reader``:
+    the current version and the part holding the offset ``at``). ``None`` for
+    the piece under check itself, which is never evidence.
+    """
+    if source.pk == case.source_under_check_id:
+        return None
+    reader = source_reader(source, at=at)
+    return {
+        "source": source,
+        "version": reader["current"],
+        "part": reader["part"],
+        "marked_text": reader["marked_text"],
+    }

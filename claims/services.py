@@ -188,6 +188,15 @@ def _plain(value: Any) -> Any:
     return str(value) if value is not None and not isinstance(value, str) else value
 
 
+def _refuse_piece_as_evidence(claim: Claim, source_id: int) -> None:
+    if source_id == claim.case.source_under_check_id:
+        raise ValidationError(
+            "Evidence comes from the sources a claim is checked against, not from the piece "
+            "under check itself.",
+            code="evidence_from_piece",
+        )
+
+
 @transaction.atomic
 def evidence_add(
     *, claim: Claim, quotation: Quotation, stance: str, note: str = "", editor: User
@@ -196,12 +205,7 @@ def evidence_add(
     require_editor(editor, "change evidence")
     _lock_claim(claim)
     _refuse_if_read_only(claim)
-    if quotation.version.source_id == claim.case.source_under_check_id:
-        raise ValidationError(
-            "Evidence comes from the sources a claim is checked against, not from the piece "
-            "under check itself.",
-            code="evidence_from_piece",
-        )
+    _refuse_piece_as_evidence(claim, quotation.version.source_id)
     if claim.evidence.filter(quotation=quotation).exists():
         raise ValidationError("This quotation is already evidence for the claim.", code="dup")
     evidence = Evidence(claim=claim, quotation=quotation, stance=stance, note=note)
@@ -523,3 +527,39 @@ def claim_create_from_selection(
     return claim_create(
         case=case, quotation=quotation, statement=statement, claimant=claimant, author=author
     )
+
+
+@transaction.atomic
+def evidence_add_from_selection(
+    *,
+    claim: Claim,
+    version: SourceVersion,
+    start: int,
+    end: int,
+    selected_text: str | None,
+    stance: str,
+    note: str = "",
+    editor: User,
+) -> Evidence:
+    """
+    Quote a passage selected in ``version`` of a source, beside ``claim``, and
+    attach that quotation to the claim as evidence with ``stance`` and ``note``:
+    both or neither are stored. The selection is checked as
+    ``quotation_create_from_selection`` checks it (a selection not in the text,
+    a replaced version); its refusal keeps its own message, with code
+    ``selection``. ``selected_text`` is ``None`` for a passage picked among
+    those the text's words were found in, which are the text's own. The
+    evidence is refused as ``evidence_add`` refuses it (the piece under check,
+    a quotation already attached, a read-only claim).
+    """
+    require_editor(editor, "change evidence")
+    _refuse_piece_as_evidence(claim, version.source_id)
+    if selected_text is None:
+        selected_text = version.extracted_text[start:end]
+    try:
+        quotation, _created = quotation_create_from_selection(
+            version=version, start=start, end=end, selected_text=selected_text, actor=editor
+        )
+    except ValidationError as refused:
+        raise ValidationError(" ".join(refused.messages), code="selection") from refused
+    return evidence_add(claim=claim, quotation=quotation, stance=stance, note=note, editor=editor)

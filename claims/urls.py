@@ -32,6 +32,26 @@ urlpatterns = [
         "cases/<slug:slug>/claims/<int:pk>/evidence/", desk.evidence_add_view, name="evidence_add"
     ),
     path(
+        "cases/<slug:slug>/claims/<int:pk>/sources/",
+        desk.evidence_sources_view,
+        name="evidence_sources",
+    ),
+    path(
+        "cases/<slug:slug>/claims/<int:pk>/sources/<int:source_pk>/",
+        desk.evidence_reader_view,
+        name="evidence_reader",
+    ),
+    path(
+        "cases/<slug:slug>/claims/<int:pk>/sources/<int:source_pk>/find/",
+        desk.evidence_find_view,
+        name="evidence_find",
+    ),
+    path(
+        "cases/<slug:slug>/claims/<int:pk>/sources/<int:source_pk>/attach/",
+        desk.evidence_quote_view,
+        name="evidence_quote",
+    ),
+    path(
         "cases/<slug:slug>/claims/<int:pk>/evidence/<int:evidence_pk>/remove/",
         desk.evidence_remove_view,
         name="evidence_remove",

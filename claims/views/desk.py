@@ -9,11 +9,11 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
-from django.http import HttpResponseBadRequest
+from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
-from django_htmx.http import HttpResponseClientRedirect
+from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
 
 from claims.figures import missing_figures
 from claims.forms import (
@@ -24,6 +24,7 @@ from claims.forms import (
     CommentForm,
     DecisionForm,
     EvidenceForm,
+    EvidenceQuoteForm,
     PassageFinderForm,
 )
 from claims.models import Case, Claim, ClaimStatus, Evidence, ReviewAssignment
@@ -41,8 +42,10 @@ from claims.selectors import (
     claim_status_summary,
     claims_for_rows,
     claims_reviewed_by,
+    evidence_reader,
     quotations_for_evidence,
     reviews_for,
+    sources_for_evidence,
 )
 from claims.services import (
     EDITABLE_FIELDS,
@@ -55,6 +58,7 @@ from claims.services import (
     claim_update,
     comment_add,
     evidence_add,
+    evidence_add_from_selection,
     evidence_remove,
     review_decide,
     review_refusal,
@@ -65,6 +69,7 @@ from factcheck.http import found_or_404, id_or_none
 from factcheck.pagination import Paginator
 from factcheck.roles import claims_visible_to, is_editor, sees_every_case
 from sources.highlighting import offset_in_text
+from sources.models import Source
 from sources.selectors import passage_occurrences
 
 CASES_PER_PAGE = 20
@@ -255,6 +260,7 @@ def _claim_context(request, case, pk, *, claim=None, **extra):
         context |= {
             "form": ClaimForm(instance=claim),
             "evidence_form": EvidenceForm(claim=claim),
+            "evidence_sources": functools.partial(sources_for_evidence, case),
             "assign_form": AssignForm(claim=claim),
         }
     return context | extra
@@ -283,7 +289,7 @@ def _submit(request, case, claim, *, form, form_key, partial, action, done, kept
     return _partial(request, partial, context, _refusal_status(form))
 
 
-def _changed(request, case, claim, partial, done=""):
+def _changed(request, case, claim, partial, done="", **extra):
     """
     The answer to a change made to ``claim`` (as read before the change), with
     the message ``done``: for htmx, the redrawn ``partial`` with the page's
@@ -310,7 +316,8 @@ def _changed(request, case, claim, partial, done=""):
         return redirect(url)
     if status != claim.status:
         return HttpResponseClientRedirect(url)
-    return _partial(request, partial, _claim_context(request, case, claim.pk, refresh_around=True))
+    context = _claim_context(request, case, claim.pk, refresh_around=True, **extra)
+    return _partial(request, partial, context)
 
 
 def _refusal_status(form):
@@ -432,6 +439,102 @@ def evidence_remove_view(request, slug, pk, evidence_pk):
         context = _claim_context(request, case, pk, evidence_error=" ".join(refused.messages))
         return _partial(request, "evidence", context, 409)
     return _changed(request, case, evidence.claim, "evidence", done="Evidence removed.")
+
+
+def _source_beside(request, slug, pk, source_pk):
+    """The case, the claim and the source whose text is opened beside it to quote evidence."""
+    case = _case(request, slug)
+    claim = get_object_or_404(claims_visible_to(request.user), case=case, pk=pk)
+    return case, claim, get_object_or_404(Source, pk=source_pk)
+
+
+def _reader(case, source, *, at=0):
+    reader = evidence_reader(case, source, at=at)
+    if reader is None:
+        # Never offered: the piece under check is what the claims are made in.
+        raise Http404("The piece under check is not evidence for its own claims.")
+    return reader
+
+
+@permission_required("claims.add_evidence", raise_exception=True)
+def evidence_sources_view(request, slug, pk):
+    case = _case(request, slug)
+    claim = get_object_or_404(claims_visible_to(request.user), case=case, pk=pk)
+    query = request.GET.get("q", "").strip()
+    found = {"source_query": query, "evidence_sources": sources_for_evidence(case, query)}
+    if request.htmx:
+        context = {"case": case, "claim": claim} | found
+        return render(request, "claims/claim_detail.html#evidence-sources", context)
+    return render(request, "claims/claim_detail.html", _claim_context(request, case, pk, **found))
+
+
+@permission_required("claims.add_evidence", raise_exception=True)
+def evidence_reader_view(request, slug, pk, source_pk):
+    case, claim, source = _source_beside(request, slug, pk, source_pk)
+    reader = _reader(case, source, at=offset_in_text(request.GET.get("at")))
+    opened = {"reader": reader, "quote_form": EvidenceQuoteForm()}
+    if request.htmx:
+        context = {"case": case, "claim": claim} | opened
+        return render(request, "claims/claim_detail.html#evidence-reader", context)
+    return render(request, "claims/claim_detail.html", _claim_context(request, case, pk, **opened))
+
+
+@permission_required("claims.add_evidence", raise_exception=True)
+def evidence_find_view(request, slug, pk, source_pk):
+    """The keyboard's way to a passage of the source opened beside the claim: its words."""
+    case, claim, source = _source_beside(request, slug, pk, source_pk)
+    query = request.GET.get("q", "").strip()
+    version = source.versions.filter(number=id_or_none(request.GET.get("version"))).first()
+    passages = []
+    if version is not None and version.is_ready and len(query) >= 2:
+        passages = passage_occurrences(version, query, limit=PASSAGE_MATCHES_SHOWN + 1)
+    context = {
+        "case": case,
+        "claim": claim,
+        "passage_query": query,
+        "passages": passages[:PASSAGE_MATCHES_SHOWN],
+        "more_passages": len(passages) > PASSAGE_MATCHES_SHOWN,
+    }
+    return render(request, "claims/claim_detail.html#evidence-passages", context)
+
+
+@require_POST
+@permission_required("claims.add_evidence", raise_exception=True)
+def evidence_quote_view(request, slug, pk, source_pk):
+    case, claim, source = _source_beside(request, slug, pk, source_pk)
+    form = EvidenceQuoteForm(request.POST)
+    if form.is_valid():
+        data = form.cleaned_data
+        version = source.versions.filter(number=data["version"]).first()
+        try:
+            if version is None:
+                raise ValidationError("That version of the source is not there any more.")
+            evidence_add_from_selection(
+                claim=claim,
+                version=version,
+                start=data["start"],
+                end=data["end"],
+                selected_text=data["selected_text"],
+                stance=data["stance"],
+                note=data["note"],
+                editor=request.user,
+            )
+        except ValidationError as refused:
+            form.add_error(None, refused)
+    if not form.errors:
+        # The reader comes again beside the redrawn evidence, its new quotation marked.
+        at = form.cleaned_data["start"]
+        again = {"reader": _reader(case, source, at=at), "quote_form": EvidenceQuoteForm()}
+        return _changed(request, case, claim, "evidence", reader_again=True, **again)
+    # Shown in the reader, where the passage and the note are: the note as typed.
+    at = offset_in_text(request.POST.get("start") or request.POST.get("passage", "").split("-")[0])
+    context = _claim_context(
+        request, case, pk, reader=_reader(case, source, at=at), quote_form=form
+    )
+    response = _partial(request, "evidence-reader", context, _refusal_status(form))
+    if request.htmx:
+        response = reswap(retarget(response, "#evidence-reader"), "outerHTML")
+    return response
 
 
 def _refused_over_unsaved_edits(request, case, claim, *, then):

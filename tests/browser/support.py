@@ -55,6 +55,7 @@ __all__ = [
     "PHONE",
     "browser",
     "desk",
+    "drag_select",
     "highlighted_match",
     "log_in",
     "new_page",
@@ -126,6 +127,56 @@ def select_in_reader(page, words):
         }""",
         words,
     )
+
+
+def drag_select(page, words, last_words=None):
+    """
+    Select `words` in the quotable reader by dragging the mouse across them;
+    with `last_words` (found after `words`), from the start of `words` to the
+    end of `last_words`.
+    """
+    box = page.evaluate(
+        """([words, lastWords]) => {
+          const reader = document.querySelector('[data-quote-reader]');
+          function find(wanted, after) {
+            const walker = document.createTreeWalker(reader, NodeFilter.SHOW_TEXT);
+            let node;
+            while ((node = walker.nextNode())) {
+              if (after && !(after.compareDocumentPosition(node) & Node.DOCUMENT_POSITION_FOLLOWING)
+                  && after !== node) continue;
+              const at = node.data.indexOf(wanted);
+              if (at >= 0) return [node, at];
+            }
+            throw new Error('not in the reader: ' + wanted);
+          }
+          function rect(node, from, to, last) {
+            const range = document.createRange();
+            range.setStart(node, from);
+            range.setEnd(node, to);
+            const rects = range.getClientRects();
+            return last ? rects[rects.length - 1] : rects[0];
+          }
+          const [node, at] = find(words, null);
+          const [endNode, endAt] = lastWords ? find(lastWords, node) : [node, at];
+          const endWords = lastWords || words;
+          node.parentElement.scrollIntoView({block: 'center'});
+          const first = rect(node, at, at + 1, false);
+          const last = rect(endNode, endAt + endWords.length - 1, endAt + endWords.length, true);
+          return {x1: first.left + 1, y1: first.top + first.height / 2,
+                  x2: last.right - 1, y2: last.top + last.height / 2};
+        }""",
+        [words, last_words],
+    )
+    page.mouse.move(box["x1"], box["y1"])
+    page.mouse.down()
+    page.mouse.move(box["x2"], box["y2"], steps=8)
+    page.mouse.up()
+    selected = page.evaluate("() => document.getSelection().toString()")
+    if last_words is None:
+        assert selected == words, f"the drag selected {selected!r}"
+    else:
+        assert selected.startswith(words), f"the drag selected {selected!r}"
+        assert selected.endswith(last_words), f"the drag selected {selected!r}"
 
 
 def highlighted_match(page):

@@ -200,6 +200,26 @@ MATRIX = {
         args=claim_args,
         data=lambda w: {"quotation": w.spare_quotation.pk, "stance": "supports", "note": ""},
     ),
+    # Quoting a source beside the claim: its sources, its text, its words, the attach.
+    "claims:evidence_sources": Row(
+        get=EDITORS, post=EDITORS, args=claim_args, query=lambda w: {"q": "source"}
+    ),
+    "claims:evidence_reader": Row(
+        get=EDITORS, post=EDITORS, args=lambda w: claim_args(w) | {"source_pk": w.primary.pk}
+    ),
+    "claims:evidence_find": Row(
+        get=EDITORS,
+        post=EDITORS,
+        args=lambda w: claim_args(w) | {"source_pk": w.primary.pk},
+        query=lambda w: {"q": "467 seconds", "version": w.primary_version.number},
+    ),
+    "claims:evidence_quote": Row(
+        get=POST_ONLY,
+        post=EDITORS_REDIRECT,
+        args=lambda w: claim_args(w) | {"source_pk": w.primary.pk},
+        data=lambda w: w.selection(w.primary_version, "Start-up took 467 seconds")
+        | {"version": w.primary_version.number, "via": "selection", "stance": "supports"},
+    ),
     "claims:claim_flags_clear": Row(get=POST_ONLY, post=EDITORS_REDIRECT, args=claim_args),
     "claims:evidence_remove": Row(
         get=POST_ONLY,
@@ -322,8 +342,14 @@ MATRIX = {
         args=lambda w: {"pk": w.primary.pk, "number": w.primary_version.number},
         query=lambda w: {"q": "467 seconds"},
     ),
+    "sources:version_diff": Row(
+        get=BOTH_ROLES,
+        post=POST_ONLY,
+        args=lambda w: {"pk": w.reanchoring.version.source_id, "old": 1, "new": 2},
+    ),
+    # GET: the old and new words compared in full, with the button that confirms them.
     "sources:reanchoring_confirm": Row(
-        get=POST_ONLY,
+        get="L 403 200 200 200 200",
         post="L 403 R R R R",
         args=lambda w: {"pk": w.reanchoring.version.source_id, "reanchoring_pk": w.reanchoring.pk},
     ),
