@@ -251,6 +251,8 @@ def _claim_context(request, case, pk, *, claim=None, **extra):
             (action, Action(action).label) for action in allowed_actions(claim, request.user)
         ],
         "missing_figures": missing_figures(claim.statement, evidence_texts),
+        # What a reviewer signs off: it changes with the statement, verdict or evidence.
+        "digest": claim_digest(claim),
         "history": claim_history(claim),
         "can_edit": can_edit,
     }

@@ -4,8 +4,9 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from claims.models import Evidence
+from claims.models import Claim, Evidence
 from claims.services import evidence_add_from_selection
+from claims.workflow import claim_digest
 from factcheck.exceptions import NotAllowed
 from factcheck.models import AuditEvent
 from sources.models import Quotation
@@ -218,6 +219,7 @@ def test_attaching_a_selection_redraws_the_evidence_and_the_figure_check(
     editor_client, claim, version
 ):
     start, end = span(TEXT, "467 seconds")
+    before = claim_digest(claim)
 
     response = editor_client.post(
         url("evidence_quote", claim, version.source.pk),
@@ -234,6 +236,9 @@ def test_attaching_a_selection_redraws_the_evidence_and_the_figure_check(
     )
 
     assert response.status_code == 200
+    after = claim_digest(Claim.objects.get(pk=claim.pk))
+    assert after != before
+    assert f'title="{after}"' in response.text
     evidence = claim.evidence.get()
     assert (evidence.quotation.exact, evidence.note) == ("467 seconds", "Sum is 460.")
     # The header (status, figure check) comes out of band; the reader again, its quotation marked.
