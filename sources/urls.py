@@ -21,6 +21,11 @@ urlpatterns = [
     ),
     path("<int:pk>/versions/<int:number>/find/", views.quote_finder_view, name="quote_finder"),
     path(
+        "<int:pk>/versions/<int:old>/compare/<int:new>/",
+        views.version_diff_view,
+        name="version_diff",
+    ),
+    path(
         "<int:pk>/reanchorings/<int:reanchoring_pk>/confirm/",
         views.reanchoring_confirm_view,
         name="reanchoring_confirm",

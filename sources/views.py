@@ -2,25 +2,29 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
 from django.core.exceptions import ValidationError
-from django.http import FileResponse
+from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from factcheck.http import found_or_404
 from factcheck.pagination import Paginator
 from sources import anchoring
+from sources.diffs import CHANGES_PER_PAGE, word_diff
 from sources.forms import QuoteFinderForm, SelectionForm, SourceForm, UploadForm
 from sources.highlighting import offset_in_text
-from sources.models import Reanchoring, Source, SourceVersion
+from sources.models import AnchoringStatus, Reanchoring, Source, SourceVersion
 from sources.selectors import (
+    claims_affected,
     earlier_version_with_same_bytes,
     passage_occurrences,
     source_by_pk,
     source_list,
     source_reader,
+    version_comparison,
+    version_pair,
 )
 from sources.services import (
     quotation_create_from_selection,
@@ -74,7 +78,7 @@ def source_create_view(request):
 @permission_required("sources.view_source", raise_exception=True)
 def source_detail_view(request, pk):
     source = found_or_404(source_by_pk, pk)
-    context = source_reader(source, at=offset_in_text(request.GET.get("at")))
+    context = source_reader(source, at=offset_in_text(request.GET.get("at")), user=request.user)
     if request.htmx and request.htmx.target == "version-panel":
         # Only the page's poll asks for the panel by GET. Its last answer, once
         # every version is settled, brings the finder the page lacked meanwhile.
@@ -123,7 +127,10 @@ def version_upload_view(request, pk):
             )
         # No fragment: htmx would treat a same-page #anchor as no navigation at all.
         return redirect_to(request, source.get_absolute_url())
-    context = source_reader(source) | {"upload": upload, "finder": QuoteFinderForm()}
+    context = source_reader(source, user=request.user) | {
+        "upload": upload,
+        "finder": QuoteFinderForm(),
+    }
     template = (
         "sources/source_detail.html#upload-form" if request.htmx else "sources/source_detail.html"
     )
@@ -151,11 +158,14 @@ def quotation_create_view(request, pk, number):
             error = " ".join(invalid.messages)
             status = 409 if getattr(invalid, "code", None) == "superseded" else 422
     else:
-        error = "The selection was incomplete: select a passage of the text, then press Quote."
+        error = (
+            "Nothing was quoted: no passage was selected. Select a passage of the text, "
+            "then press “Quote selection”."
+        )
     # The part of the text being read: where the selection began.
     at = quotation.start if quotation else offset_in_text(request.POST.get("start"))
     if request.htmx:
-        context = source_reader(version.source, at=at) | {
+        context = source_reader(version.source, at=at, user=request.user) | {
             "quote_error": error,
             "new_quotation": quotation,
         }
@@ -212,29 +222,93 @@ def quote_finder_view(request, pk, number):
         }
     template = "sources/source_detail.html#finder-results"
     if not request.htmx:
-        context |= source_reader(version.source) | {"upload": upload_form()}
+        context |= source_reader(version.source, user=request.user) | {"upload": upload_form()}
         template = "sources/source_detail.html"
     return render(request, template, context)
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 @permission_required("sources.add_quotation", raise_exception=True)
 def reanchoring_confirm_view(request, pk, reanchoring_pk):
-    reanchoring = get_object_or_404(Reanchoring, pk=reanchoring_pk, version__source_id=pk)
+    """
+    GET: a changed quotation's old and new words compared in full, with the
+    button that confirms the new ones (with htmx, in place of its item in the
+    source page's list). POST: the confirmation.
+    """
+    reanchoring = get_object_or_404(
+        Reanchoring.objects.select_related(
+            "quotation__version", "new_quotation", "confirmed_by", "version__source"
+        ).defer("version__extracted_text", "quotation__version__extracted_text"),
+        pk=reanchoring_pk,
+        version__source_id=pk,
+    )
+    source = reanchoring.version.source
+    if request.method == "GET":
+        if reanchoring.status != AnchoringStatus.CHANGED:
+            raise Http404("Only a quotation whose text changed has new wording to confirm.")
+        reanchoring.diff = word_diff(reanchoring.quotation.exact, reanchoring.new_quotation.exact)
+        context = {
+            "source": source,
+            "reanchoring": reanchoring,
+            "claims": claims_affected([reanchoring], request.user),
+        }
+        template = "sources/reanchoring_confirm.html"
+        if request.htmx:
+            template += "#confirm-item"
+        return render(request, template, context)
     try:
         reanchoring_confirm(reanchoring=reanchoring, actor=request.user)
     except ValidationError as refused:
         if not request.htmx:
             messages.error(request, " ".join(refused.messages))
-            return redirect(reanchoring.version.source.get_absolute_url())
-        context = source_reader(reanchoring.version.source)
+            return redirect(source.get_absolute_url())
+        context = source_reader(source, user=request.user)
         context["reanchoring_error"] = " ".join(refused.messages)
         return render(request, "sources/source_detail.html#version-panel", context, status=409)
     if request.htmx:
-        context = source_reader(reanchoring.version.source) | {"confirmed": reanchoring}
+        context = source_reader(source, user=request.user) | {"confirmed": reanchoring}
         return render(request, "sources/source_detail.html#version-panel", context)
     messages.success(request, f"Confirmed the new wording {reanchoring.new_quotation}.")
-    return redirect(reanchoring.version.source.get_absolute_url())
+    return redirect(source.get_absolute_url())
+
+
+@require_GET
+@permission_required("sources.view_source", raise_exception=True)
+def version_diff_view(request, pk, old, new):
+    """
+    Two versions of a source compared: paragraphs aligned, changed words
+    marked, unchanged stretches folded, and beside each change the quotations
+    it touched. A page of changes at a time (``?page=``).
+    """
+    source = found_or_404(source_by_pk, pk)
+    older, newer = found_or_404(version_pair, source, old, new)
+    current = source.versions.current_first().without_text().only("pk").first()
+    context = {
+        "source": source,
+        "old": older,
+        "new": newer,
+        "pair": (older, newer),
+        "new_is_current": current is not None and current.pk == newer.pk,
+        "diff": None,
+    }
+    if older.is_ready and newer.is_ready:
+        diff = version_comparison(older, newer, page=page_number(request.GET.get("page")))
+        pages = Paginator(range(diff.total_changes), CHANGES_PER_PAGE)
+        context |= {
+            "diff": diff,
+            "page": pages.get_page(
+                (diff.first_change - 1) // CHANGES_PER_PAGE + 1 if diff.total_changes else 1
+            ),
+        }
+    return render(request, "sources/version_diff.html", context)
+
+
+def page_number(value):
+    """A ``?page=`` value as a page number from 1 (anything else: 1)."""
+    try:
+        return max(1, min(int(value), 10**9))
+    except (TypeError, ValueError):
+        return 1
 
 
 @permission_required("sources.view_sourceversion", raise_exception=True)

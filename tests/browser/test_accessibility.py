@@ -382,3 +382,38 @@ def test_no_page_scrolls_sideways_on_a_phone(browser, live_server, newsroom, nam
         "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
     )
     assert widths[0] <= widths[1], f"{name} is {widths[0]} px wide on a {widths[1]} px screen"
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_what_a_new_version_changed_has_no_serious_violations(
+    browser, live_server, newsroom, viewport
+):
+    # A changed quotation word by word on the source page, its confirmation in
+    # place and on its own page, and the two versions compared.
+    source = newsroom["source"]
+    source_version_create_from_text(
+        source=source,
+        text=CITED_TEXT.replace("9.0 seconds", "8.5 seconds").replace("467", "470"),
+        actor=None,
+    )
+    reanchoring = source.versions.get(number=2).reanchorings.filter(status="changed").first()
+    base = live_server.url
+    page = axe_page(browser, base, "eddie", viewport)
+
+    page.goto(f"{base}{source.get_absolute_url()}")
+    expect(page.locator(".reanchoring-item--changed .diff del").first).to_be_visible()
+    assert_accessible(page, f"reanchoring-diffs-{viewport['width']}")
+    page.locator(".reanchoring-item--changed a.button").first.click()
+    page.wait_for_selector(".reanchoring-confirm")
+    assert_accessible(page, f"reanchoring-confirm-in-place-{viewport['width']}")
+
+    page.goto(f"{base}/sources/{source.pk}/reanchorings/{reanchoring.pk}/confirm/")
+    assert_accessible(page, f"reanchoring-confirm-{viewport['width']}")
+
+    page.goto(f"{base}/sources/{source.pk}/versions/1/compare/2/")
+    expect(page.locator(".version-diff__change").first).to_be_visible()
+    assert_accessible(page, f"version-diff-{viewport['width']}")
+    widths = page.evaluate(
+        "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+    )
+    assert widths[0] <= widths[1], f"the version diff is {widths[0]} px wide on {widths[1]} px"
