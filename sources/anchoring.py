@@ -15,19 +15,24 @@ quotation is re-anchored by :func:`reanchor`, cheapest evidence first:
    the old region (context + quotation + context) is aligned with the new region by a
    Levenshtein alignment (``rapidfuzz``, bit-parallel C++), and the quotation's
    boundaries are read off that alignment. Its wording there is either the exact old
-   wording (``MOVED``/``UNCHANGED``) or a rewording (``CHANGED``), which is accepted only
-   if it is within ``MAX_EDIT_RATIO`` edits of the old wording, if some of its context
-   still reads the same, and if that wording was not already in the old text elsewhere
-   (for then it is a lookalike that the anchors strayed to, not our quotation edited).
-   If the quotation was deleted, the alignment maps it to nothing and it is orphaned:
-   the gap between its neighbours is where it was.
+   wording (``MOVED``/``UNCHANGED``), the same words with the lines broken elsewhere
+   (``MOVED``), or a rewording (``CHANGED``), which is accepted only if it is within
+   ``MAX_EDIT_RATIO`` edits of the old wording or, when anchors on both sides fix its
+   place, if more than ``MIN_KEPT_SHARE`` of its characters still stand there (a clause
+   added, a figure rewritten); if some of its context still reads the same; and if
+   that wording was not already in the old text elsewhere (for then it is a lookalike
+   that the anchors strayed to, not our quotation edited). If the quotation was
+   deleted, the alignment maps it to nothing and it is orphaned: the gap between its
+   neighbours is where it was.
 3. **The same words anywhere.** When the neighbourhood gives no firm answer (an anchor on
    one side only, or too little of the stored context around the exact words), every
    exact occurrence is found with ``str.find`` over the whole text. Repeats are told
    apart by how much of the old prefix and suffix surrounds each one, then by closeness
    to where the old position went. An occurrence is only taken if no *other* old
    occurrence of the same words explains it better: when a quoted sentence that also
-   appears elsewhere is deleted, the survivor belongs to the other place.
+   appears elsewhere is deleted, the survivor belongs to the other place. Failing that,
+   the same words with other white space between them (lines wrapped anew), if they
+   are in the same rank among as many occurrences as before and their context agrees.
 4. **The neighbourhood anywhere.** The anchors are searched over the whole text, for a
    paragraph that moved far away and was edited too.
 5. **Anything close.** Only if no anchor is found at all, quotation and context are
@@ -67,6 +72,14 @@ CONTEXT_LENGTH = 32
 #: same quotation reworded. Tuned with ``bench/anchoring.py``: word changes and typo fixes
 #: stay well under it, while a partly deleted passage or a paraphrase goes over it.
 MAX_EDIT_RATIO = 0.3
+
+#: Share of the quotation's characters that must still stand, in the same order, at the
+#: place the text on both sides of it points to, for a rewording beyond ``MAX_EDIT_RATIO``
+#: to count as the quotation edited in place. Another sentence put in its place shares
+#: letters only by chance, and a passage with its second half deleted keeps half and a
+#: letter or two of what follows: both stay under it and are orphaned. Checked with
+#: ``bench/reanchoring_history.py`` (real edits) and ``bench/anchoring.py``.
+MIN_KEPT_SHARE = 0.55
 
 #: Context characters (prefix and suffix together) that make a repeat of the exact text
 #: trustworthy on its own. Chance agreement of a word or two ("the ", " of ") stays under.
@@ -199,6 +212,7 @@ def _lower_each(text: str) -> str:
 
 
 _WHITE_SPACE = re.compile(r"\s+")
+_LONG_WHITE_SPACE = re.compile(r"\s{2,}")
 
 
 @lru_cache(maxsize=2)
@@ -207,10 +221,12 @@ def _collapsed(text: str) -> tuple[str, list[int], list[int]]:
     ``text`` with each run of white space as one space, and how to go back: the
     collapsed offsets of the runs, and for each count of runs before an offset,
     the characters they dropped (``shift_before[bisect_left(run_at, offset)]``).
-    Kept for the last two texts: a finder is used on one source several times.
+    Only runs of two or more characters are listed: a single white space character
+    becomes a single space and shifts nothing. Kept for the last two texts: a
+    finder is used on one source several times.
     """
     run_at, shift_before = [], [0]
-    for run in _WHITE_SPACE.finditer(text):
+    for run in _LONG_WHITE_SPACE.finditer(text):
         run_at.append(run.start() - shift_before[-1])
         shift_before.append(shift_before[-1] + run.end() - run.start() - 1)
     return _WHITE_SPACE.sub(" ", text), run_at, shift_before
@@ -290,6 +306,10 @@ def reanchor(
     position = _reanchor_exact(*quotation)
     if position is not None:
         return _result(position, position + size, new_text, start, exact)
+    # The same words with the lines broken elsewhere, before settling for a rewording.
+    rewrapped = _reanchor_words(*quotation)
+    if rewrapped is not None:
+        return _result(*rewrapped, new_text, start, exact)
     if span is not None:
         return _result(*span, new_text, start, exact)
     # The text right next to the quotation may have gone far away with it (a moved
@@ -377,6 +397,91 @@ def _reanchor_exact(old_text, new_text, start, end, exact, prefix, suffix):
     return _nearest(best, _estimate_new_start(old_text, new_text, start, end))
 
 
+def _words_near(new_text: str, exact: str, s: int, e: int, slack: int):
+    """The quotation's words, with other white space between them, overlapping
+    ``new_text[s:e]`` (widened by ``slack``); the one overlapping most."""
+    if len(exact.split()) < 2:
+        return None  # one word has no line breaks to move
+    low, high = max(0, s - slack), min(len(new_text), e + slack)
+    hits = [(a, b) for a, b in _rewrapped(new_text, exact.split(), low, high) if a < e and s < b]
+    if not hits:
+        return None
+    return max(hits, key=lambda hit: min(e, hit[1]) - max(s, hit[0]))
+
+
+def _rewrapped(
+    text: str, tokens: list[str], low: int, high: int, limit: int | None = None
+) -> list[tuple[int, int]]:
+    """Every ``(start, end)`` in ``text[low:high]`` of ``tokens`` with white space (any,
+    at least one character) between them, in order; beyond ``limit`` of them, stops
+    (with ``limit + 1``).
+
+    The longest token is looked up with ``str.find`` and the others are checked around
+    each hit: cheaper than collapsing the white space of the whole text (or of a window)
+    with a regular expression, and the longest token is the rarest one."""
+    key = max(range(len(tokens)), key=lambda i: len(tokens[i]))
+    hits = []
+    position = text.find(tokens[key], low, high)
+    while position != -1 and (limit is None or len(hits) <= limit):
+        span = _tokens_around(text, tokens, key, position, low, high)
+        if span is not None:
+            hits.append(span)
+        position = text.find(tokens[key], position + 1, high)
+    return hits
+
+
+def _tokens_around(text, tokens, key, position, low, high):
+    """The span of ``tokens`` if ``tokens[key]`` at ``position`` is part of them."""
+    end = position + len(tokens[key])
+    for token in tokens[key + 1 :]:
+        gap = end
+        while gap < high and text[gap].isspace():
+            gap += 1
+        if gap == end or gap + len(token) > high or not text.startswith(token, gap):
+            return None
+        end = gap + len(token)
+    start = position
+    for token in reversed(tokens[:key]):
+        gap = start
+        while gap > low and text[gap - 1].isspace():
+            gap -= 1
+        if gap == start or gap - len(token) < low or not text.startswith(token, gap - len(token)):
+            return None
+        start = gap - len(token)
+    return start, end
+
+
+def _squashed(text: str) -> str:
+    return _WHITE_SPACE.sub(" ", text)
+
+
+def _reanchor_words(old_text, new_text, start, end, exact, prefix, suffix):
+    """``(start, end)`` of the quotation's words with other white space between them (lines
+    wrapped anew), when one occurrence can be told to be ours: the one in the same rank
+    among as many occurrences as the old text had, if the stored context (white space
+    aside) agrees with it."""
+    if len(exact.split()) < 2 or exact != exact.strip():
+        return None
+    tokens = exact.split()
+    hits = _rewrapped(new_text, tokens, 0, len(new_text), _MANY_OCCURRENCES)
+    if not hits or len(hits) > _MANY_OCCURRENCES:
+        return None
+    old_hits = _rewrapped(old_text, tokens, 0, len(old_text), _MANY_OCCURRENCES)
+    rank = next((i for i, (a, _b) in enumerate(old_hits) if a == start), None)
+    if rank is None or len(hits) != len(old_hits):
+        return None
+    s, e = hits[rank]
+    if new_text[s:e] == exact:
+        return None  # the exact words, which the exact search did not trust
+    before, after = _squashed(prefix), _squashed(suffix)
+    support = _common_suffix_length(
+        _squashed(new_text[max(0, s - 2 * len(prefix)) : s]), before
+    ) + _common_prefix_length(_squashed(new_text[e : e + 2 * len(suffix)]), after)
+    if len(hits) > 1 and support < min(CONTEXT_SUPPORT, len(before) + len(after)):
+        return None
+    return s, e
+
+
 def _budget(size: int) -> int:
     return int(size * MAX_EDIT_RATIO)
 
@@ -450,6 +555,39 @@ def _right_anchor(old_text, new_text, end, radius, shift=0, skip=0):
     return found[0] + _ANCHOR_LENGTH, found[1] + _ANCHOR_LENGTH
 
 
+def _right_partner(old_text, new_text, end, left):
+    """``(old, new)`` positions just after a chunk right of the quotation found after the
+    ``left`` anchor, no farther from it than twice the old distance (plus a paragraph):
+    the first such chunk, the nearest place first."""
+    for i in range(_ANCHOR_TRIES):
+        low = end + i * _ANCHOR_LENGTH
+        chunk = old_text[low : low + _ANCHOR_LENGTH]
+        if len(chunk) < _ANCHOR_LENGTH:
+            break
+        if _worth_anchoring(chunk):
+            reach = left[1] + 2 * (low + _ANCHOR_LENGTH - left[0]) + 256
+            found = new_text.find(chunk, left[1], reach)
+            if found != -1:
+                return low + _ANCHOR_LENGTH, found + _ANCHOR_LENGTH
+    return None
+
+
+def _left_partner(old_text, new_text, start, right):
+    """``(old, new)`` positions of a chunk left of the quotation found before the ``right``
+    anchor, as :func:`_right_partner` does on the other side."""
+    for i in range(_ANCHOR_TRIES):
+        high = start - i * _ANCHOR_LENGTH
+        if high < _ANCHOR_LENGTH:
+            break
+        chunk = old_text[high - _ANCHOR_LENGTH : high]
+        if _worth_anchoring(chunk):
+            reach = max(0, right[1] - 2 * (right[0] - high + _ANCHOR_LENGTH) - 256)
+            found = new_text.rfind(chunk, reach, right[1])
+            if found != -1:
+                return high - _ANCHOR_LENGTH, found
+    return None
+
+
 def _search_chunks(old_text, new_text, bounds, length, shift, radius):
     """``(old, new)`` start positions of the first chunk found, each chunk being
     ``old_text`` from a bound ``length`` characters to the right (or, negative, left)."""
@@ -506,6 +644,16 @@ def _from_context(old_text, new_text, start, end, exact, prefix, suffix, radius)
         # a huge alignment for nothing; then each side is tried on its own.
         if 0 <= new_span <= 2 * old_span + 256:
             attempts.append((left[0], right[0], left[1], right[1]))
+        else:
+            # Anchors that disagree: one of them is a repeat elsewhere, or the text around
+            # the quotation was reordered. Look for each side's partner where the other
+            # side says it should be, and align both enclosures that way found.
+            partner = _right_partner(old_text, new_text, end, left)
+            if partner is not None:
+                attempts.append((left[0], partner[0], left[1], partner[1]))
+            partner = _left_partner(old_text, new_text, start, right)
+            if partner is not None:
+                attempts.append((partner[0], right[0], partner[1], right[1]))
     enclosed = bool(attempts)
     if not attempts:
         margin = budget + CONTEXT_LENGTH
@@ -535,14 +683,20 @@ def _from_context(old_text, new_text, start, end, exact, prefix, suffix, radius)
         s, e = span[0] + new_low, span[1] + new_low
         if new_text[s:e] != exact:
             # The words may be intact with an insertion at an edge read as part of them.
-            nearby = _find_near(new_text, exact, s, budget + 1)
+            nearby = _find_near(new_text, exact, s, budget + 1 + max(0, e - s - size))
             if nearby is not None:
                 s, e = nearby, nearby + size
+            else:
+                # Or intact with the lines wrapped anew, which the character alignment
+                # may have read as a change at an edge ("else)" after a new line break).
+                rewrapped = _words_near(new_text, exact, s, e, max(budget + 1, size))
+                if rewrapped is not None:
+                    return rewrapped, True, enclosed
         if new_text[s:e] == exact:
             supported = _context_score(new_text, s, e, prefix, suffix)
             firm = enclosed and supported >= min(CONTEXT_SUPPORT, len(prefix) + len(suffix))
             return (s, e), True, firm
-        distance = _acceptable(quotation, s, e, radius)
+        distance = _acceptable(quotation, s, e, radius, enclosed)
         if distance is not None and (best is None or distance < best[0]):
             best = (distance, s, e)
     if best is None:
@@ -554,18 +708,16 @@ def _align_span(old_region, new_region, quote_start, quote_end, old_text, start,
     """Map the quotation's boundaries (offsets in ``old_region``) through a Levenshtein
     alignment of the old region onto the new one; None if the quotation vanished."""
     new_start = new_end = None
-    start_changed = end_changed = False
     before_start = after_end = None
-    for tag, i1, i2, j1, j2 in Levenshtein.opcodes(old_region, new_region):
+    opcodes = Levenshtein.opcodes(old_region, new_region)
+    for tag, i1, i2, j1, j2 in opcodes:
         if new_start is None:
             if tag == "insert" and i1 == quote_start:
                 before_start = (j1, j2)
             elif i1 <= quote_start < i2:
                 new_start = j1 if tag == "delete" else j1 + min(quote_start - i1, j2 - j1)
-                start_changed = tag != "equal"
         if new_end is None and i1 < quote_end <= i2:
             new_end = j1 if tag == "delete" else j1 + min(quote_end - i1, j2 - j1)
-            end_changed = tag != "equal"
         elif new_end is not None and tag == "insert" and i1 == quote_end:
             after_end = (j1, j2)
             break
@@ -573,11 +725,15 @@ def _align_span(old_region, new_region, quote_start, quote_end, old_text, start,
             break
     if new_start is None or new_end is None:
         return None
-    # Text inserted right at a boundary: when the quotation's first (last) character was
-    # itself replaced, it is part of that change (a first word reworded into a longer
-    # one) and goes inside. Next to an intact character it stays outside, unless it glues
-    # onto a word the quotation starts (ends) with.
+    # Text inserted right at a boundary: when the quotation's first (last) word was
+    # itself edited, it is part of that change ("467" become "about 460", a first word
+    # reworded into a longer one) and goes inside. Next to an intact word it stays
+    # outside, unless it glues onto a word the quotation starts (ends) with.
     exact = old_region[quote_start:quote_end]
+    first_word_end = quote_start + max(1, _word_length(exact))
+    last_word_start = quote_end - max(1, _word_length(exact[::-1]))
+    start_changed = _edited(opcodes, quote_start, first_word_end)
+    end_changed = _edited(opcodes, last_word_start, quote_end)
     if before_start is not None:
         if start_changed:
             new_start = before_start[0]
@@ -595,19 +751,48 @@ def _align_span(old_region, new_region, quote_start, quote_end, old_text, start,
     return new_start, new_end
 
 
+def _word_length(text: str) -> int:
+    """Length of the word ``text`` starts with (0 if it starts with another character)."""
+    length = 0
+    while length < len(text) and (text[length].isalnum() or text[length] == "_"):
+        length += 1
+    return length
+
+
+def _edited(opcodes, low: int, high: int) -> bool:
+    """Whether the alignment changes anything in ``old_region[low:high]`` (an insertion
+    strictly inside counts; one at either edge is outside it)."""
+    for tag, i1, i2, _j1, _j2 in opcodes:
+        if i1 >= high:
+            break
+        if tag == "insert":
+            if low < i1 < high:
+                return True
+        elif tag != "equal" and i2 > low:
+            return True
+    return False
+
+
 def _word_char_at(text: str, index: int) -> bool:
     return 0 <= index < len(text) and text[index].isalnum()
 
 
-def _acceptable(quotation, s, e, radius):
+def _acceptable(quotation, s, e, radius, enclosed=False):
     """Edit distance of the candidate ``new_text[s:e]`` if it passes the acceptance rule,
-    else None."""
+    else None.
+
+    The rule: within ``MAX_EDIT_RATIO`` edits of the old wording; or, when the text on
+    both sides of the quotation (``enclosed``) fixes its place, more than
+    ``MIN_KEPT_SHARE`` of its characters still standing there (a clause added or a
+    figure rewritten is many edits, yet plainly the same sentence edited in place)."""
     _old_text, new_text, _start, _end, exact, prefix, suffix = quotation
     candidate = new_text[s:e]
     budget = _budget(len(exact))
     distance = Levenshtein.distance(exact, candidate, score_cutoff=budget)
     if distance > budget:
-        return None
+        if not enclosed or kept_share(exact, candidate) <= MIN_KEPT_SHARE:
+            return None
+        distance = Levenshtein.distance(exact, candidate)
     if prefix or suffix:
         # At least one side of the context must still read like the old one.
         sides = []
@@ -621,6 +806,16 @@ def _acceptable(quotation, s, e, radius):
     if candidate != exact and _already_there(quotation, s, e, radius):
         return None
     return distance
+
+
+def kept_share(old: str, new: str) -> float:
+    """Share of ``old``'s characters that ``new`` keeps: the equal segments of their
+    :func:`char_diff`, whose clean-up drops the letters that unrelated words share by
+    chance (so another sentence in the same place keeps little)."""
+    if not old:
+        return 0.0
+    kept = sum(len(segment) for op, segment in char_diff(old, new) if op == "equal")
+    return kept / len(old)
 
 
 def _already_there(quotation, s, e, radius):

@@ -692,7 +692,7 @@ def test_claims_follow_quotations_found_word_for_word():
 def test_confirming_a_quotation_that_did_not_change_is_refused_with_a_message(editor_client, htmx):
     old = SourceVersionFactory(text="Stable words here.")
     quoted(old, "Stable words here.")
-    new_version(old.source, "Stable words here, and more.")
+    new_version(old.source, "Stable words here. And more.")
     reanchoring = Reanchoring.objects.get()
     confirm = reverse("sources:reanchoring_confirm", args=[old.source_id, reanchoring.pk])
 
@@ -859,3 +859,82 @@ def test_the_quote_finder_finds_words_a_line_break_separates_and_quotes_the_text
     assert f'name="start" value="{start}"' in found.text
     assert quoted.status_code == 302  # without htmx: back to the source page
     assert version.quotations.get().exact == "covers four\nfrontier"
+
+
+@pytest.mark.parametrize(
+    "selection",
+    [
+        {"start": "", "end": "", "selected_text": ""},  # quote.js found nothing selected
+        {},  # no selection fields at all
+        {"start": "4", "end": "", "selected_text": "mayor"},
+    ],
+)
+@pytest.mark.parametrize("htmx", [True, False])
+def test_quoting_with_nothing_selected_is_refused_saying_so(editor_client, selection, htmx):
+    version = SourceVersionFactory(text="The mayor said 2.6 times.")
+    headers = {"HX-Request": "true"} if htmx else {}
+
+    response = editor_client.post(
+        reverse("sources:quotation_create", args=[version.source_id, version.number]),
+        selection,
+        headers=headers,
+    )
+
+    message = "Nothing was quoted: no passage was selected."
+    if htmx:
+        assert response.status_code == 422
+        assert message in response.text
+    else:
+        assert response.status_code == 302
+        assert message in editor_client.get(response["Location"]).text
+    assert not Quotation.objects.exists()
+
+
+def test_quoting_a_selection_of_white_space_only_is_refused(editor_client):
+    version = SourceVersionFactory(text="The mayor said.\n\nThe end.")
+    start = version.extracted_text.index("\n")
+
+    response = quote(editor_client, version, start, start + 2, "\n\n", **{"HX-Request": "true"})
+
+    assert response.status_code == 422
+    assert "The selection is only white space." in response.text
+    assert not Quotation.objects.exists()
+
+
+def test_the_source_pages_quote_button_is_pressable_with_nothing_selected(editor_client):
+    # quote.js then says that nothing is selected, rather than the button doing nothing.
+    version = SourceVersionFactory(text="The mayor said 2.6 times.")
+
+    page = lxml.html.fromstring(editor_client.get(version.source.get_absolute_url()).text)
+
+    [button] = page.xpath('//form[@id="quote-form"]//button[@data-quote-button]')
+    assert button.get("disabled") is None
+    assert button.get("aria-disabled") == "true"
+    [preview] = page.xpath('//form[@id="quote-form"]//*[@data-quote-preview]')
+    assert preview.text_content() == "Nothing selected."
+
+
+@pytest.mark.parametrize(
+    "selection",
+    [{"start": "", "end": "", "selected_text": ""}, {}],
+)
+def test_a_claim_with_nothing_selected_is_refused_and_keeps_what_was_typed(
+    editor_client, first_case, selection
+):
+    response = editor_client.post(
+        reverse("claims:claim_create", args=[first_case.slug]),
+        {**selection, "statement": "Typed before selecting.", "claimant": "The mayor"},
+    )
+
+    assert response.status_code == 422
+    form = lxml.html.fromstring(response.text).get_element_by_id("claim-create")
+    said = " ".join(form.find_class("form-errors")[0].text_content().split())
+    assert said == (
+        "No claim was made: select the passage the claim is made in first; what you typed is kept."
+    )
+    assert form.xpath('.//textarea[@name="statement"]')[0].text.strip() == (
+        "Typed before selecting."
+    )
+    assert form.xpath('.//input[@name="claimant"]/@value') == ["The mayor"]
+    assert "Nothing selected." in form.text_content()
+    assert not first_case.claims.filter(statement="Typed before selecting.").exists()
