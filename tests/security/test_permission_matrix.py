@@ -217,8 +217,10 @@ MATRIX = {
         get=POST_ONLY,
         post=EDITORS_REDIRECT,
         args=lambda w: claim_args(w) | {"source_pk": w.primary.pk},
-        data=lambda w: w.selection(w.primary_version, "Start-up took 467 seconds")
-        | {"version": w.primary_version.number, "via": "selection", "stance": "supports"},
+        data=lambda w: (
+            w.selection(w.primary_version, "Start-up took 467 seconds")
+            | {"version": w.primary_version.number, "via": "selection", "stance": "supports"}
+        ),
     ),
     "claims:claim_flags_clear": Row(get=POST_ONLY, post=EDITORS_REDIRECT, args=claim_args),
     "claims:evidence_remove": Row(
