@@ -41,6 +41,14 @@ def test_every_template_comment_closes_on_its_own_line_so_readers_never_see_it()
     assert unclosed == []
 
 
+def test_every_template_tag_closes_on_its_own_line_so_readers_never_see_it():
+    # A {% tag %} broken over two lines is not a tag to Django: the page shows it as text.
+    unclosed = [where for where, line in template_lines() if re.search(r"\{%(?!.*%\})", line)]
+
+    assert template_files()
+    assert unclosed == []
+
+
 def test_no_template_line_is_longer_than_160_characters():
     too_long = [
         f"{where} ({len(line)})" for where, line in template_lines() if len(line) > LONGEST_LINE
