@@ -1,20 +1,29 @@
 """The extraction child process:
 ``python -m sources._extract_child MEDIA_TYPE TIME MEMORY_MB MAX_PAGES MAX_STREAM_MB``.
 
-Reads the uploaded bytes on stdin, extracts the text and writes ONE JSON object to stdout:
+Reads the uploaded bytes on stdin, extracts the text and writes to stdout ONE line of JSON,
+then, on success, the text itself in UTF-8 (``text_bytes`` bytes of it):
 
-    {"ok": true, "text": ..., "page_offsets": [...], "sections": [...], "extractor": ...}
-    {"ok": false, "kind": "failed" | "no_text" | "memory", "reason": "..."}
+    {"ok": true, "text_bytes": ..., "page_offsets": [...], "sections": [...], "extractor": ...}
+    {"ok": false, "kind": "failed" | "no_text" | "memory" | "crash", "reason": "..."}
 
-Resource limits (address space, CPU seconds, no core dumps) are set here, first thing, before
-any parser is imported, so they also bound the libraries' own start-up. The parent
-(:mod:`sources.extraction`) adds a wall-clock limit and kills the process group past it.
+The text goes out raw, not as a JSON string, so that the worker reading a huge text holds it
+once or twice, not four times over (the reply, its decoding, the parsed string...).
+
+Resource limits (address space, CPU seconds, no file written, no core dumps) are set here,
+first thing, before any parser is imported, so they also bound the libraries' own start-up.
+The parent (:mod:`sources.extraction`) starts this process with an empty environment, in the
+bubblewrap sandbox where it can, adds a wall-clock limit and kills the process group past it.
 
 A PDF is first checked by pypdf (:func:`check_pdf_structure`), with output limits derived
 from the memory cap, for what a hostile file uses: more pages than ``MAX_PAGES``, a stream
 that inflates past ``MAX_STREAM_MB``, structure nested too deeply or a page tree that loops.
 Anything else pypdf cannot read is left to PDFium, which extracts the text and repairs what
 it can.
+
+``MEDIA_TYPE`` :data:`PROBE` is not a file: the child reports what it can see and do from
+inside its limits and sandbox (:func:`probe`), for the parent's check that the sandbox works
+and for the tests that prove it holds no secrets, network or writable file system.
 
 This module imports only the standard library at import time (the parent imports
 :func:`canonical_text` from here) and never Django; the PDF and HTML libraries are imported
@@ -28,10 +37,15 @@ import math
 import os
 import re
 import resource
+import signal
 import sys
 import unicodedata
 
 PDF, HTML, TEXT, MARKDOWN = "application/pdf", "text/html", "text/plain", "text/markdown"
+#: Not a media type: asks the child for :func:`probe`'s report instead of a text.
+PROBE = "x-sandbox-probe"
+#: What extraction imports: the parent's sandbox check imports them all inside the sandbox.
+PARSER_MODULES = ("pypdf", "pypdfium2", "trafilatura", "lxml.html")
 
 #: Pages of a PDF are joined with this; ``page_offsets[i]`` is where page ``i + 1`` starts.
 PAGE_SEPARATOR = "\n\n"
@@ -488,18 +502,63 @@ def _version(distribution: str) -> str:
 
 def set_limits(time_limit: float, memory_limit_mb: int) -> None:
     """Cap this process: address space, CPU seconds (a backstop to the parent's wall clock),
-    and no core files."""
+    no file written and no core files."""
     memory = memory_limit_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     cpu = math.ceil(time_limit) + 1
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    # Extraction writes only to its stdout pipe, which this limit leaves alone. Without the
+    # sandbox (whose file system is read-only) it is what stops a compromised parser from
+    # planting code, such as a .pth file, where the worker would run it. Ignoring SIGXFSZ
+    # turns such a write into an error (EFBIG) rather than a silent death.
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def _attempt(action) -> str:
+    try:
+        action()
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return "done"
+
+
+def probe(request: dict) -> dict:
+    """What this process can see and do, for :data:`PROBE`: its environment, its user, and
+    the outcome ("done" or the error) of each attempt the request asks for: ``connect`` to
+    ``[host, port]``, ``write`` one byte to each of the paths, ``read`` each of the paths,
+    ``import`` each of the modules."""
+    import importlib
+    import socket
+
+    def connect(host: str, port: int) -> None:
+        with socket.create_connection((host, port), timeout=5):
+            pass
+
+    def write(path: str) -> None:
+        with open(path, "wb") as file:
+            file.write(b"x")
+
+    def read(path: str) -> None:
+        with open(path, "rb") as file:
+            file.read(1)
+
+    report: dict = {"environ": dict(os.environ), "uid": os.getuid(), "pid": os.getpid()}
+    if "connect" in request:
+        report["connect"] = _attempt(lambda: connect(*request["connect"]))
+    for key, action in (("write", write), ("read", read), ("import", importlib.import_module)):
+        report[key] = {
+            name: _attempt(lambda name=name, action=action: action(name))
+            for name in request.get(key, ())
+        }
+    return report
 
 
 def main(argv: list[str]) -> int:
     media_type, time_limit, memory_limit_mb = argv[0], float(argv[1]), int(argv[2])
     max_pages, max_stream_mb = int(argv[3]), int(argv[4])
-    # Keep the JSON channel private: anything a library prints to fd 1 goes to stderr.
+    # Keep the reply channel private: anything a library prints to fd 1 goes to stderr.
     channel = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
@@ -510,24 +569,29 @@ def main(argv: list[str]) -> int:
     import logging
 
     logging.disable(logging.CRITICAL)  # trafilatura / pypdfium2 warnings are not results
+    body = b""
     try:
-        extractor = EXTRACTORS[media_type]
-        options = {"max_pages": max_pages, "max_stream_mb": max_stream_mb}
         content = sys.stdin.buffer.read()
-        result = {
-            "ok": True,
-            **(extractor(content, **options) if media_type == PDF else extractor(content)),
-        }
-        payload = json.dumps(result, ensure_ascii=False).encode("utf-8")
+        if media_type == PROBE:
+            result = {"ok": True, **probe(json.loads(content or b"{}"))}
+        else:
+            extractor = EXTRACTORS[media_type]
+            options = {"max_pages": max_pages, "max_stream_mb": max_stream_mb}
+            result = extractor(content, **options) if media_type == PDF else extractor(content)
+            del content
+            body = result.pop("text").encode("utf-8")
+            result = {"ok": True, "text_bytes": len(body), **result}
+        header = json.dumps(result).encode()
     except MemoryError:
-        payload = out_of_memory
+        header = out_of_memory
     except Failure as failure:
-        payload = json.dumps({"ok": False, "kind": failure.kind, "reason": failure.reason})
-        payload = payload.encode()
+        header = json.dumps({"ok": False, "kind": failure.kind, "reason": failure.reason})
+        header = header.encode()
     except Exception as exc:  # a parser bug on a hostile file: report it, briefly
         reason = f"{type(exc).__name__}: {exc}"[:300]
-        payload = json.dumps({"ok": False, "kind": "crash", "reason": reason}).encode()
-    channel.write(payload)
+        header = json.dumps({"ok": False, "kind": "crash", "reason": reason}).encode()
+    channel.write(header + b"\n")
+    channel.write(body)
     channel.flush()
     return 0
 

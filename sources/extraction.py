@@ -8,7 +8,11 @@ only the standard library at import time, so they can be used and tested on thei
   with :class:`UnsupportedUpload`.
 * :func:`extract_text` extracts the text in a child process
   (``python -m sources._extract_child``) with a wall-clock limit, a CPU-time limit and an
-  address-space cap, so a hostile file can neither hang nor exhaust the caller.
+  address-space cap, so a hostile file can neither hang nor exhaust the caller. The child
+  starts with :data:`CHILD_ENVIRONMENT` and nothing of the caller's environment, and, where
+  bubblewrap works, in a sandbox without network and with a read-only view of only what it
+  needs (:func:`bwrap_options`), so a parser a hostile file takes over finds no secret to
+  steal, nowhere to send one, and nothing to change.
 
 Canonical text (all kinds): "\\r\\n" and "\\r" → "\\n"; NUL, other C0 controls except "\\n" and
 "\\t", DEL and C1 controls removed; Unicode NFC. Offsets count code points of that text.
@@ -37,23 +41,30 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import functools
+import io
 import json
+import logging
 import os
 import re
 import selectors
+import shutil
 import signal
 import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from sources._extract_child import (
     DEFAULT_MAX_PAGES,
     HTML,
     MARKDOWN,
     PAGE_SEPARATOR,
+    PARSER_MODULES,
     PDF,
+    PROBE,
     SECTION_SEPARATOR,
     TEXT,
     canonical_text,
@@ -66,18 +77,26 @@ __all__ = [
     "MEDIA_TYPES",
     "PAGE_SEPARATOR",
     "PDF",
+    "SANDBOX_MODES",
     "SECTION_SEPARATOR",
     "TEXT",
     "ExtractionFailed",
     "ExtractionResult",
     "NoExtractableText",
+    "SandboxUnavailable",
     "UnsupportedUpload",
     "canonical_text",
     "detect_media_type",
     "extract_text",
+    "probe_child",
 ]
 
 MEDIA_TYPES = (PDF, HTML, TEXT, MARKDOWN)
+#: ``auto``: in the bubblewrap sandbox where it works, else without it (one warning per
+#: process); ``bwrap``: in the sandbox or not at all; ``none``: never in the sandbox.
+SANDBOX_MODES = ("auto", "bwrap", "none")
+
+logger = logging.getLogger(__name__)
 
 
 class UnsupportedUpload(Exception):
@@ -100,6 +119,11 @@ class ExtractionFailed(Exception):
 
 class NoExtractableText(ExtractionFailed):
     """The file was read but holds no text: encrypted or image-only PDF, empty HTML, etc."""
+
+
+class SandboxUnavailable(RuntimeError):
+    """The sandbox is required (``sandbox="bwrap"``) but bubblewrap cannot run here. Not an
+    :class:`ExtractionFailed`: the file is not at fault, and must not be marked unreadable."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -148,6 +172,9 @@ _ISO_IMAGE_BRANDS = (b"heic", b"heix", b"mif1", b"avif", b"avis")
 _PDF_HEADER = re.compile(rb"%PDF-\d\.\d")
 _PDF_SEARCH = 1024  # PDF readers accept the header anywhere in the first 1024 bytes
 _SNIFF = 4096
+#: How much of a text the Markdown and control-character checks look at.
+_SAMPLE = 65536
+_DECODE_CHUNK = 1 << 20
 _LEADING_MISC = re.compile(
     rb"\A(?:\s+|<\?[^>]*\?>|<!--.*?-->|<!(?!doctype)[^>]*>)*", re.DOTALL | re.IGNORECASE
 )
@@ -218,8 +245,37 @@ def _markup_start(content: bytes) -> bytes:
 
 
 def _looks_like_markdown(text: str) -> bool:
-    sample = text[:65536]
+    sample = text[:_SAMPLE]
     return sum(1 for pattern in _MD_FEATURES if pattern.search(sample)) >= 2
+
+
+def _utf8_head(content: bytes, start: int) -> tuple[str, int]:
+    """The first :data:`_SAMPLE` characters of ``content[start:]``, and its length in
+    characters; :class:`UnsupportedUpload` unless all of it is UTF-8.
+
+    Decoded a chunk at a time and thrown away: the upload's bytes are in memory already, and
+    a 20 MB text decoded whole would add as much again (four times that for some scripts).
+    """
+    view = memoryview(content)
+    head, length, position = "", 0, start
+    while True:
+        chunk = view[position : position + _DECODE_CHUNK]
+        final = position + len(chunk) >= len(content)
+        try:
+            # Not final: a character cut at the chunk's end is left for the next chunk.
+            text, used = codecs.utf_8_decode(chunk, "strict", final)
+        except UnicodeDecodeError as exc:
+            raise UnsupportedUpload(
+                f"The file is not valid UTF-8 text (first bad byte at position "
+                f"{position + exc.start}). If it is text, save it as UTF-8 and upload it again;"
+                " other kinds of file (images, Word documents, archives…) are not accepted."
+            ) from None
+        if len(head) < _SAMPLE:
+            head += text[: _SAMPLE - len(head)]
+        length += len(text)
+        position += used
+        if final:
+            return head, length
 
 
 def detect_media_type(content: bytes, filename: str = "") -> str:
@@ -259,22 +315,14 @@ def detect_media_type(content: bytes, filename: str = "") -> str:
     if _pdf_header_at(content) is not None:
         return PDF
 
-    body, offset = (content[3:], 3) if content.startswith(codecs.BOM_UTF8) else (content, 0)
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UnsupportedUpload(
-            f"The file is not valid UTF-8 text (first bad byte at position {exc.start + offset})."
-            " If it is text, save it as UTF-8 and upload it again; other kinds of file (images,"
-            " Word documents, archives…) are not accepted."
-        ) from None
+    head, length = _utf8_head(content, 3 if content.startswith(codecs.BOM_UTF8) else 0)
     if (nul := content.find(b"\x00")) != -1:
         raise UnsupportedUpload(
             f"The file contains binary data (a NUL byte at position {nul}), so it is not a PDF,"
             " HTML or text file."
         )
-    controls = len(_BINARY_CONTROL.findall(content[:65536]))
-    if controls and controls * 100 >= min(len(text), 65536):
+    controls = len(_BINARY_CONTROL.findall(content[:_SAMPLE]))
+    if controls and controls * 100 >= min(length, _SAMPLE):
         raise UnsupportedUpload(
             "The file contains binary control characters, so it is not a PDF, HTML or text file."
         )
@@ -283,7 +331,7 @@ def detect_media_type(content: bytes, filename: str = "") -> str:
         return MARKDOWN
     if name.endswith(_TEXT_NAMES):
         return TEXT
-    return MARKDOWN if _looks_like_markdown(text) else TEXT
+    return MARKDOWN if _looks_like_markdown(head) else TEXT
 
 
 # --------------------------------------------------------------------------------------------
@@ -306,31 +354,154 @@ _READ_CHUNK = 1 << 16
 _STDERR_KEPT = 4000
 _CRASH_SIGNALS = {signal.SIGABRT, signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGTRAP}
 
+#: The extraction child's whole environment. Nothing of the worker's is passed on: it holds
+#: SECRET_KEY, DATABASE_URL, the storage and mail credentials, and the child parses hostile
+#: files. A parser that needs a variable gets it here, by name.
+CHILD_ENVIRONMENT = {
+    "PATH": "/usr/bin:/bin",
+    "LANG": "C.UTF-8",
+    "HOME": "/nonexistent",
+    "PYTHONPATH": str(_IMPORT_ROOT),
+    "PYTHONIOENCODING": "utf-8",
+    # Nothing is writable in the sandbox, and the child may write no file anyway (its
+    # RLIMIT_FSIZE is 0): no .pyc is even tried.
+    "PYTHONDONTWRITEBYTECODE": "1",
+}
+
 
 @dataclass
 class _ChildRun:
     returncode: int
-    stdout: bytes
+    stdout: bytearray
     stderr: bytes
     timed_out: bool
     peak_rss_kb: int  # ru_maxrss of the child (kilobytes on Linux)
     seconds: float
 
 
-def _child_env() -> dict[str, str]:
-    env = dict(os.environ)
-    inherited = env.get("PYTHONPATH")
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_IMPORT_ROOT), inherited]))
-    env.pop("PYTHONSTARTUP", None)
-    env.pop("PYTHONINSPECT", None)
-    env["PYTHONIOENCODING"] = "utf-8"
-    return env
+# --------------------------------------------------------------------------------------------
+# The sandbox (bubblewrap)
+# --------------------------------------------------------------------------------------------
 
 
-def _run_child(args: list[str], data: bytes, time_limit: float) -> _ChildRun:
-    """Run ``args`` with ``data`` on stdin; kill its process group past ``time_limit``."""
+def _bwrap_binds() -> list[str]:
+    """Read-only binds of what the child needs and nothing else: the system's programs and
+    libraries, the Python installation and virtualenv with its packages, and the ``sources``
+    package. Not the project's other files, the uploads, the database, /etc or /home."""
+    options = ["--ro-bind", "/usr", "/usr"]
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        path = Path("/", name)
+        if path.is_symlink():  # merged /usr: /lib -> usr/lib
+            options += ["--symlink", os.readlink(path), str(path)]
+        elif path.is_dir():
+            options += ["--ro-bind", str(path), str(path)]
+    # The dynamic loader's cache; no secret is kept in it.
+    options += ["--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
+    bound = [Path("/usr")]
+    wanted = (
+        sys.base_prefix,
+        sys.base_exec_prefix,
+        sys.prefix,
+        sys.exec_prefix,
+        Path(sys.executable).resolve().parent,
+        _IMPORT_ROOT / "sources",
+    )
+    for path in map(Path, wanted):
+        if path.is_dir() and not any(path.is_relative_to(done) for done in bound):
+            options += ["--ro-bind", str(path), str(path)]
+            bound.append(path)
+    return options
+
+
+@functools.cache
+def bwrap_options() -> tuple[str, ...]:
+    """bubblewrap's options for the extraction child: every namespace of its own (no network
+    but a loopback of its own, no other process, no IPC), no capability, killed with the
+    worker, a session of its own (no terminal to push keys into), :func:`_bwrap_binds`
+    read-only, a minimal /dev and its own /proc, and everything else read-only too, so the
+    child can write nowhere: its only output is its stdout pipe."""
+    return (
+        "--unshare-all",
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+        *_bwrap_binds(),
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--remount-ro",
+        "/dev",
+        "--remount-ro",
+        "/",
+        "--chdir",
+        str(_IMPORT_ROOT),
+    )
+
+
+@functools.cache
+def bwrap_check() -> tuple[str | None, str]:
+    """``(bwrap's path, "")`` when the child runs in the sandbox here, else ``(None, why
+    not)``. Checked once per process, by starting the child in the sandbox the way
+    extraction does and importing its parsers there."""
+    path = shutil.which("bwrap")
+    if path is None:
+        return None, "bubblewrap (bwrap) is not installed"
+    try:
+        report = _probe(path, {"import": PARSER_MODULES}, time_limit=60, memory_limit_mb=1024)
+    except ExtractionFailed as failure:
+        # e.g. "bwrap: No permissions to create new namespace" where user namespaces are off
+        last = failure.detail.splitlines()[-1] if failure.detail else failure.reason
+        return None, f"{path} cannot start the extraction child ({last[:300]})"
+    failed = {name: outcome for name, outcome in report["import"].items() if outcome != "done"}
+    if failed:
+        return None, f"the extraction child cannot import {failed} inside {path}'s sandbox"
+    return path, ""
+
+
+_warned: set[str] = set()
+
+
+def _bwrap_for(sandbox: str) -> str | None:
+    """The bwrap to start the child with, or None to start it without the sandbox."""
+    if sandbox not in SANDBOX_MODES:
+        raise ValueError(f"sandbox must be one of {SANDBOX_MODES}, not {sandbox!r}")
+    if sandbox == "none":
+        return None
+    path, problem = bwrap_check()
+    if path is not None:
+        return path
+    if sandbox == "bwrap":
+        raise SandboxUnavailable(f"The extraction sandbox is required, but {problem}.")
+    if problem not in _warned:  # once per process, not once per file
+        _warned.add(problem)
+        logger.warning(
+            "Text extraction runs WITHOUT its sandbox: %s. The extraction child still starts "
+            "with an empty environment and its resource limits, but it can reach the network "
+            "and read what the worker can read. Install bubblewrap (apt-get install "
+            "bubblewrap) with user namespaces enabled, or set EXTRACTION_SANDBOX=none to say "
+            "that this is intended (see docs/operations.md, 'Extraction sandbox').",
+            problem,
+        )
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# The child process
+# --------------------------------------------------------------------------------------------
+
+
+def _run_child(
+    args: list[str], data: bytes | BinaryIO, time_limit: float, *, sandboxed: bool = False
+) -> _ChildRun:
+    """Run ``args`` with ``data`` (bytes, or a binary file read a chunk at a time) on stdin;
+    kill its process group past ``time_limit``. ``sandboxed``: ``args`` start bwrap, which
+    exits with 128 + N when the child is killed by signal N."""
     started = time.monotonic()
     deadline = started + time_limit
+    # Streamed from a file, a large upload is never held whole in the worker.
+    source = data if hasattr(data, "read") else io.BytesIO(data)
     # Our own interpreter and child module, never a shell; the upload goes in on stdin.
     proc = subprocess.Popen(  # noqa: S603
         args,
@@ -338,21 +509,18 @@ def _run_child(args: list[str], data: bytes, time_limit: float) -> _ChildRun:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=_IMPORT_ROOT,
-        env=_child_env(),
+        env=CHILD_ENVIRONMENT,
         start_new_session=True,  # its own process group, so a kill reaches everything in it
         close_fds=True,
     )
     out, err = bytearray(), bytearray()
-    view, sent = memoryview(data), 0
+    pending = memoryview(b"")
     timed_out = False
     status = rusage = None
     try:
         with selectors.DefaultSelector() as selector:
-            if data:
-                os.set_blocking(proc.stdin.fileno(), False)
-                selector.register(proc.stdin, selectors.EVENT_WRITE)
-            else:
-                proc.stdin.close()
+            os.set_blocking(proc.stdin.fileno(), False)
+            selector.register(proc.stdin, selectors.EVENT_WRITE)
             selector.register(proc.stdout, selectors.EVENT_READ, out)
             selector.register(proc.stderr, selectors.EVENT_READ, err)
             while selector.get_map():
@@ -362,13 +530,17 @@ def _run_child(args: list[str], data: bytes, time_limit: float) -> _ChildRun:
                     break
                 for key, _ in selector.select(remaining):
                     if key.fileobj is proc.stdin:
+                        if not pending:
+                            pending = memoryview(source.read(_READ_CHUNK))
                         try:
-                            sent += os.write(key.fd, view[sent : sent + _READ_CHUNK])
-                        except (BrokenPipeError, BlockingIOError) as exc:
-                            if isinstance(exc, BlockingIOError):
-                                continue
-                            sent = len(view)  # the child stopped reading: it will report
-                        if sent >= len(view):
+                            sent = os.write(key.fd, pending) if pending else 0
+                        except BlockingIOError:
+                            continue
+                        except BrokenPipeError:
+                            sent, pending = 0, None  # the child stopped reading: it will report
+                        if pending:
+                            pending = pending[sent:]
+                        else:  # all sent
                             selector.unregister(proc.stdin)
                             proc.stdin.close()
                     else:
@@ -391,18 +563,22 @@ def _run_child(args: list[str], data: bytes, time_limit: float) -> _ChildRun:
     finally:
         if status is None:  # timed out, or the caller was interrupted: never leave it running
             with contextlib.suppress(ProcessLookupError):
+                # bwrap (--die-with-parent) takes its sandbox, and the child in it, along.
                 os.killpg(proc.pid, signal.SIGKILL)
             _, status, rusage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             if stream and not stream.closed:
                 stream.close()
+    returncode = proc.returncode
+    if sandboxed and 128 < returncode < 128 + signal.NSIG:
+        returncode = 128 - returncode  # as if unsandboxed: -N for signal N
     return _ChildRun(
-        returncode=proc.returncode,
-        stdout=bytes(out),
+        returncode=returncode,
+        stdout=out,
         stderr=bytes(err[-_STDERR_KEPT:]),
         timed_out=timed_out,
-        peak_rss_kb=rusage.ru_maxrss,
+        peak_rss_kb=rusage.ru_maxrss,  # bwrap reaps the child: its peak is counted here
         seconds=time.monotonic() - started,
     )
 
@@ -413,10 +589,14 @@ def _child_args(
     memory_limit_mb: int,
     max_pages: int = DEFAULT_MAX_PAGES,
     max_stream_mb: int | None = None,
+    *,
+    bwrap: str | None = None,
 ) -> list[str]:
     if max_stream_mb is None:
         max_stream_mb = max_stream_mb_for(memory_limit_mb)
+    sandbox = [bwrap, *bwrap_options(), "--"] if bwrap else []
     return [
+        *sandbox,
         sys.executable,
         "-m",
         _CHILD_MODULE,
@@ -439,7 +619,9 @@ def _memory_message(memory_limit_mb: int) -> str:
     )
 
 
-def _result_from(run: _ChildRun, time_limit: float, memory_limit_mb: int) -> ExtractionResult:
+def _reply_from(run: _ChildRun, time_limit: float, memory_limit_mb: int) -> dict:
+    """The child's reply (its first line), once its exit says it finished; ExtractionFailed
+    naming the limit it ran into or how it failed otherwise."""
     detail = run.stderr.decode("utf-8", "replace").strip()
     if run.timed_out:
         raise ExtractionFailed(_time_message(time_limit), detail)
@@ -460,10 +642,13 @@ def _result_from(run: _ChildRun, time_limit: float, memory_limit_mb: int) -> Ext
             raise ExtractionFailed(_memory_message(memory_limit_mb), detail)
         last = detail.splitlines()[-1] if detail else f"exit status {run.returncode}"
         raise ExtractionFailed(f"The extractor failed to start or run ({last[:200]}).", detail)
+    end = run.stdout.find(b"\n")
     try:
-        reply = json.loads(run.stdout)
+        reply = json.loads(run.stdout[:end]) if end >= 0 else None
     except ValueError:
-        raise ExtractionFailed("The extractor returned no usable result.", detail) from None
+        reply = None
+    if not isinstance(reply, dict):
+        raise ExtractionFailed("The extractor returned no usable result.", detail)
     if not reply.get("ok"):
         kind, reason = reply.get("kind"), reply.get("reason", "")
         if kind == "memory":
@@ -473,32 +658,76 @@ def _result_from(run: _ChildRun, time_limit: float, memory_limit_mb: int) -> Ext
         if kind == "crash":
             raise ExtractionFailed(f"The file could not be read ({reason}).", detail)
         raise ExtractionFailed(reason, detail)
+    reply["detail"] = detail
+    return reply
+
+
+def _result_from(run: _ChildRun, time_limit: float, memory_limit_mb: int) -> ExtractionResult:
+    reply = _reply_from(run, time_limit, memory_limit_mb)
+    # Decoded in place from the reply's buffer, which is dropped as soon as the text is made.
+    body = memoryview(run.stdout)[run.stdout.find(b"\n") + 1 :]
+    try:
+        if len(body) != reply.get("text_bytes"):
+            raise ExtractionFailed("The extractor returned no usable result.", reply["detail"])
+        text = str(body, "utf-8")
+    except UnicodeDecodeError:
+        raise ExtractionFailed(
+            "The extractor returned no usable result.", reply["detail"]
+        ) from None
+    finally:
+        body.release()
+    run.stdout.clear()
     return ExtractionResult(
-        text=reply["text"],
+        text=text,
         page_offsets=list(reply["page_offsets"]),
         sections=list(reply["sections"]),
         extractor=reply["extractor"],
     )
 
 
+def _probe(bwrap: str | None, request: dict, *, time_limit: float, memory_limit_mb: int) -> dict:
+    args = _child_args(PROBE, time_limit, memory_limit_mb, bwrap=bwrap)
+    run = _run_child(args, json.dumps(request).encode(), time_limit, sandboxed=bool(bwrap))
+    return _reply_from(run, time_limit, memory_limit_mb)
+
+
+def probe_child(
+    request: dict | None = None,
+    *,
+    sandbox: str = "auto",
+    time_limit: float = 30,
+    memory_limit_mb: int = 512,
+) -> dict:
+    """What the extraction child sees from inside its limits and sandbox, started exactly as
+    :func:`extract_text` starts it: its ``environ``, ``uid`` and the outcome of each of the
+    ``request``'s attempts (``connect``: ``[host, port]``; ``write``, ``read``: paths;
+    ``import``: modules), "done" or the error. For the tests and for checking a server."""
+    bwrap = _bwrap_for(sandbox)
+    return _probe(bwrap, request or {}, time_limit=time_limit, memory_limit_mb=memory_limit_mb)
+
+
 def extract_text(
-    content: bytes,
+    content: bytes | BinaryIO,
     media_type: str,
     *,
     time_limit: float = 30,
     memory_limit_mb: int = 512,
     max_pages: int = DEFAULT_MAX_PAGES,
     max_stream_mb: int | None = None,
+    sandbox: str = "auto",
 ) -> ExtractionResult:
-    """Extract the canonical text of ``content`` (of a type from :func:`detect_media_type`).
+    """Extract the canonical text of ``content`` (of a type from :func:`detect_media_type`):
+    bytes, or a binary file, which is streamed to the child and never read whole here.
 
     Runs in a child process limited to ``time_limit`` seconds of wall-clock time (and about as
-    much CPU time) and ``memory_limit_mb`` MB of address space. A PDF of more than
-    ``max_pages`` pages, or with a stream that inflates past ``max_stream_mb`` MB (default: an
-    eighth of ``memory_limit_mb``), is refused before PDFium reads it, as is one nested too
-    deeply or with a circular page tree. Raises :class:`NoExtractableText` when the file holds
-    no text and :class:`ExtractionFailed` when it cannot be read, is refused, runs past a
-    limit or crashes the extractor.
+    much CPU time) and ``memory_limit_mb`` MB of address space, with the environment
+    :data:`CHILD_ENVIRONMENT` only, and in the bubblewrap sandbox as ``sandbox`` says
+    (:data:`SANDBOX_MODES`). A PDF of more than ``max_pages`` pages, or with a stream that
+    inflates past ``max_stream_mb`` MB (default: an eighth of ``memory_limit_mb``), is refused
+    before PDFium reads it, as is one nested too deeply or with a circular page tree. Raises
+    :class:`NoExtractableText` when the file holds no text and :class:`ExtractionFailed` when
+    it cannot be read, is refused, runs past a limit or crashes the extractor;
+    :class:`SandboxUnavailable` when the sandbox is required and cannot run.
     """
     if media_type not in MEDIA_TYPES:
         raise ValueError(f"media_type must be one of {MEDIA_TYPES}, not {media_type!r}")
@@ -506,6 +735,9 @@ def extract_text(
         raise ValueError("time_limit and memory_limit_mb must be positive")
     if max_pages <= 0 or (max_stream_mb is not None and max_stream_mb <= 0):
         raise ValueError("max_pages and max_stream_mb must be positive")
-    args = _child_args(media_type, time_limit, memory_limit_mb, max_pages, max_stream_mb)
-    run = _run_child(args, bytes(content), time_limit)
+    bwrap = _bwrap_for(sandbox)
+    args = _child_args(
+        media_type, time_limit, memory_limit_mb, max_pages, max_stream_mb, bwrap=bwrap
+    )
+    run = _run_child(args, content, time_limit, sandboxed=bool(bwrap))
     return _result_from(run, time_limit, memory_limit_mb)

@@ -12,8 +12,11 @@ from sources.services import version_extraction_finish
 def extract_source_version(version_id):
     """
     Extract the text of an uploaded version in a child process with a time limit
-    and a memory cap, and record the outcome on the version. A version that has
-    already been extracted is left alone, so a task run twice does no harm.
+    and a memory cap, sandboxed as EXTRACTION_SANDBOX says, and record the outcome
+    on the version. A version that has already been extracted is left alone, so a
+    task run twice does no harm. Without a sandbox that EXTRACTION_SANDBOX=bwrap
+    requires, the task fails (SandboxUnavailable) and leaves the version to be
+    extracted again once it is fixed: the file is not at fault.
     """
     version = SourceVersion.objects.get(pk=version_id)
     if version.is_settled:
@@ -22,17 +25,19 @@ def extract_source_version(version_id):
         extraction_status=ExtractionStatus.EXTRACTING
     )
     version.extraction_status = ExtractionStatus.EXTRACTING
-    with version.file.open("rb") as stored:
-        content = stored.read()
     try:
-        result = extract_text(
-            content,
-            version.media_type,
-            time_limit=settings.EXTRACTION_TIME_LIMIT_SECONDS,
-            memory_limit_mb=settings.EXTRACTION_MEMORY_LIMIT_MB,
-            max_pages=settings.EXTRACTION_PDF_MAX_PAGES,
-            max_stream_mb=settings.EXTRACTION_PDF_MAX_STREAM_MB,
-        )
+        # The stored file is streamed to the child, never read whole into the worker: a
+        # 20 MB upload would otherwise stay in memory beside its text until the task ends.
+        with version.file.open("rb") as stored:
+            result = extract_text(
+                stored,
+                version.media_type,
+                time_limit=settings.EXTRACTION_TIME_LIMIT_SECONDS,
+                memory_limit_mb=settings.EXTRACTION_MEMORY_LIMIT_MB,
+                max_pages=settings.EXTRACTION_PDF_MAX_PAGES,
+                max_stream_mb=settings.EXTRACTION_PDF_MAX_STREAM_MB,
+                sandbox=settings.EXTRACTION_SANDBOX,
+            )
     except NoExtractableText as error:
         version_extraction_finish(
             version=version, status=ExtractionStatus.NO_TEXT, error=error.reason
