@@ -31,12 +31,14 @@ from django.contrib.auth.views import redirect_to_login
 from django.core import mail
 from django.core.cache import cache
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+from django.db import transaction
 from django.shortcuts import resolve_url
 from django.tasks import task
 from django.template import loader
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views import csrf as csrf_views
 
+from factcheck.audit import record
 from factcheck.http import plain_answer
 
 #: Attempts allowed per window for one username, and from one client address.
@@ -119,6 +121,27 @@ class LoginThrottle:
         cache.delete(self.account_key)
         with contextlib.suppress(ValueError):  # the window ended meanwhile
             cache.decr(self.address_key)
+
+
+@transaction.atomic
+def login_unlock(*, user, actor=None) -> bool:
+    """
+    Lift the login lockout of ``user``'s account (wrong passwords or two-factor
+    codes): their attempt counter starts afresh. Audited, whether or not the
+    account was locked; True if it was. The counter lives in the cache, so this
+    reaches the app servers only through a cache they share (REDIS_URL).
+    """
+    key = _account_key(user.get_username())
+    attempts = cache.get(key) or 0
+    cache.delete(key)
+    locked = attempts > LOGIN_ATTEMPTS_PER_ACCOUNT
+    record(
+        actor=actor,
+        action="account.login_unlock",
+        target=user,
+        changes={"failed_attempts": [attempts, 0], "locked": [locked, False]},
+    )
+    return locked
 
 
 class ThrottledLoginMixin:

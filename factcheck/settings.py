@@ -7,6 +7,7 @@ refuses to start without a real SECRET_KEY and ALLOWED_HOSTS.
 """
 
 import os
+import re
 from pathlib import Path
 
 import dj_database_url
@@ -91,9 +92,38 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "factcheck.middleware.VaryOnHtmxMiddleware",
+    # A signed-in user's pages are theirs and asked for again (Cache-Control), unless a view says.
+    "factcheck.middleware.DeskCacheControlMiddleware",
     # Our refusals (factcheck/exceptions.py) raised by views, answered with their status codes.
     "factcheck.middleware.RefusalMiddleware",
 ]
+
+# --- Two-factor authentication and request logs (issue 37; factcheck/two_factor.py,
+# factcheck/request_log.py). Added here rather than in the lists above so that the
+# lists stay as they were; the positions are what matters:
+INSTALLED_APPS += [
+    "django_otp",
+    "django_otp.plugins.otp_totp",
+    "django_otp.plugins.otp_static",
+]
+# First, so that a request's logged duration and status are the whole of it.
+MIDDLEWARE.insert(0, "factcheck.request_log.RequestLogMiddleware")
+# request.user.is_verified(): right after the user is known.
+MIDDLEWARE.insert(
+    MIDDLEWARE.index("django.contrib.auth.middleware.AuthenticationMiddleware") + 1,
+    "django_otp.middleware.OTPMiddleware",
+)
+# An unverified session reaches only the code page (or the setup page, if required).
+MIDDLEWARE.insert(
+    MIDDLEWARE.index("factcheck.auth.LoginRequiredMiddleware") + 1,
+    "factcheck.two_factor.TwoFactorMiddleware",
+)
+# REQUIRE_TWO_FACTOR: every desk user must have an authenticator app; one without is
+# sent to set it up after logging in. Off, only those who set one up are asked a code.
+REQUIRE_TWO_FACTOR = env_bool("REQUIRE_TWO_FACTOR")
+# The name the authenticator app shows beside the account.
+OTP_TOTP_ISSUER = os.environ.get("OTP_TOTP_ISSUER", "factcheck")
+# --- end of two-factor and request logs.
 
 ROOT_URLCONF = "factcheck.urls"
 WSGI_APPLICATION = "factcheck.wsgi.application"
@@ -297,6 +327,9 @@ SOURCE_UPLOAD_MAX_BYTES = int(os.environ.get("SOURCE_UPLOAD_MAX_BYTES", 25 * 102
 # hostile file can neither hang nor exhaust the worker.
 EXTRACTION_TIME_LIMIT_SECONDS = float(os.environ.get("EXTRACTION_TIME_LIMIT_SECONDS", 60))
 EXTRACTION_MEMORY_LIMIT_MB = int(os.environ.get("EXTRACTION_MEMORY_LIMIT_MB", 768))
+# "auto": in bubblewrap when it runs here, else with only the empty environment and the
+# limits (one warning a process); "bwrap": refuse to extract without it; "none": never.
+EXTRACTION_SANDBOX = os.environ.get("EXTRACTION_SANDBOX", "auto")
 # A PDF is refused before PDFium reads it when it has more pages than this, or a stream
 # that inflates past EXTRACTION_PDF_MAX_STREAM_MB (unset: an eighth of the memory limit).
 EXTRACTION_PDF_MAX_PAGES = int(os.environ.get("EXTRACTION_PDF_MAX_PAGES", 5000))
@@ -332,13 +365,29 @@ else:
         }
     }
 
+# The site's address, for the links in mail: the task worker sends it with no
+# request to take a host from. Required in production, where a wrong one would
+# send every reviewer a link that leads nowhere.
+SITE_URL = (os.environ.get("SITE_URL") or ("http://127.0.0.1:8000" if DEBUG else "")).rstrip("/")
+if not SITE_URL:
+    raise ImproperlyConfigured(
+        "SITE_URL is not set. With DEBUG off, set the SITE_URL environment variable to "
+        "the address the site is served at (for example https://factcheck.example.org), "
+        "for the links in mail, or set DEBUG=true for local development."
+    )
+if not re.fullmatch(r"https?://[^/?#\s]+(/[^?#\s]*)?", SITE_URL):
+    raise ImproperlyConfigured(
+        f"SITE_URL={SITE_URL!r} is not a web address: give one such as "
+        "https://factcheck.example.org (http or https, a host, no query)."
+    )
+
 # Security. Secure cookies, HSTS and the HTTPS redirect follow DEBUG so that
 # the development server works over plain HTTP.
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", default=not DEBUG)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", default=not DEBUG)
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=not DEBUG)
 # Load balancers probe /healthz over plain HTTP.
-SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]  # readyz: issue 37
 SECURE_HSTS_SECONDS = 0 if DEBUG else int(os.environ.get("SECURE_HSTS_SECONDS", 31_536_000))
 SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", default=not DEBUG)
@@ -366,9 +415,39 @@ SECURE_CSP = {
 if env_bool("SECURE_PROXY_SSL_HEADER"):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
+# --- Logs, Sentry and readiness (issue 37; factcheck/logging.py, docs/operations.md).
+# In production each log record is one JSON object on a line (LOG_FORMAT=json), for a
+# log shipper to parse; in development plain text. REQUEST_LOG: one line per request
+# (the development server prints its own, so it is off with DEBUG).
+LOG_FORMAT = os.environ.get("LOG_FORMAT") or ("text" if DEBUG else "json")
+if LOG_FORMAT not in {"text", "json"}:
+    raise ImproperlyConfigured(f"LOG_FORMAT={LOG_FORMAT!r} is not known: use text or json.")
+REQUEST_LOG = env_bool("REQUEST_LOG", default=not DEBUG)
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {
+        "json": {"()": "factcheck.logging.JsonFormatter"},
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }
+# Errors (unhandled exceptions, logged errors) go to Sentry when SENTRY_DSN is set;
+# never with personal data (send_default_pii=False: no user, cookies or addresses).
+SENTRY_DSN = os.environ.get("SENTRY_DSN", "")
+if SENTRY_DSN:
+    from factcheck.logging import init_sentry
+
+    init_sentry(
+        dsn=SENTRY_DSN,
+        environment=os.environ.get("SENTRY_ENVIRONMENT") or ("development" if DEBUG else None),
+        release=os.environ.get("SENTRY_RELEASE") or None,
+    )
+# /readyz answers 503 when the oldest task waiting to run has waited longer than this.
+READINESS_MAX_TASK_WAIT_SECONDS = int(os.environ.get("READINESS_MAX_TASK_WAIT_SECONDS", 600))
+# The worker's housekeeping (factcheck/tasks.py): how often, and how long finished
+# task results are kept.
+HOUSEKEEPING_INTERVAL_SECONDS = int(os.environ.get("HOUSEKEEPING_INTERVAL_SECONDS", 6 * 60 * 60))
+TASK_RESULT_RETENTION_DAYS = int(os.environ.get("TASK_RESULT_RETENTION_DAYS", 30))
+# --- end of logs, Sentry and readiness.

@@ -3,14 +3,25 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from django.views.generic import RedirectView
+from django_otp.plugins.otp_static.models import StaticDevice
+from django_otp.plugins.otp_totp.models import TOTPDevice
 
+# Registers the <id:…> converter the apps' URLs use, before any of them is read.
+import factcheck.http  # noqa: F401
 from factcheck.auth import (
     AdminLoginForm,
     LoginView,
     PasswordResetConfirmView,
     PasswordResetView,
 )
-from factcheck.views import healthz_view, search_view
+from factcheck.two_factor_views import (
+    two_factor_disable_view,
+    two_factor_recovery_codes_view,
+    two_factor_setup_view,
+    two_factor_verify_view,
+    two_factor_view,
+)
+from factcheck.views import healthz_view, readyz_view, search_view
 
 # A lost database answers 503 with a plain page instead of a 500 (factcheck/database_outage.py).
 handler500 = "factcheck.views.server_error"
@@ -19,6 +30,11 @@ handler400 = "factcheck.views.bad_request"
 
 # The admin's login counts failed attempts against the same limits as the site's.
 admin.site.login_form = AdminLoginForm
+# Two-factor devices are each user's own, set up and turned off on their account pages
+# (audited there); django-otp's admin pages would change them unaudited.
+for _model in (TOTPDevice, StaticDevice):
+    if admin.site.is_registered(_model):
+        admin.site.unregister(_model)
 RESET_LINK_HOURS = settings.PASSWORD_RESET_TIMEOUT // 3600
 
 urlpatterns = [
@@ -52,9 +68,20 @@ urlpatterns = [
         auth_views.PasswordResetCompleteView.as_view(),
         name="password_reset_complete",
     ),
+    # Two-factor authentication (factcheck/two_factor.py).
+    path("account/two-factor/", two_factor_view, name="two_factor"),
+    path("account/two-factor/setup/", two_factor_setup_view, name="two_factor_setup"),
+    path("account/two-factor/verify/", two_factor_verify_view, name="two_factor_verify"),
+    path(
+        "account/two-factor/recovery-codes/",
+        two_factor_recovery_codes_view,
+        name="two_factor_recovery_codes",
+    ),
+    path("account/two-factor/disable/", two_factor_disable_view, name="two_factor_disable"),
     path("admin/", admin.site.urls),
     path("search/", search_view, name="search"),
     path("healthz", healthz_view, name="healthz"),
+    path("readyz", readyz_view, name="readyz"),
     path("sources/", include("sources.urls")),
     path("", include("claims.urls")),
 ]

@@ -2,11 +2,16 @@ import sys
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required, permission_required
+from django.core.cache import cache
 from django.core.exceptions import RequestDataTooBig
-from django.http import HttpResponse
+from django.db import connection
+from django.db.models import Min, Q
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.template.defaultfilters import filesizeformat
+from django.utils import timezone
 from django.views import defaults
+from django_tasks_db.models import DBTaskResult, get_date_max
 
 from factcheck.database_outage import database_unavailable_response, is_database_unavailable
 from factcheck.http import plain_answer
@@ -43,6 +48,69 @@ def healthz_view(request):
     balancers' health checks (and the page benchmark's floor).
     """
     return HttpResponse("ok", content_type="text/plain")
+
+
+def oldest_waiting_task_seconds():
+    """
+    How long the oldest task that could run now has waited, in seconds (0 for
+    none): since it was enqueued, or for one deferred, since it fell due.
+    """
+    now = timezone.now()
+    ready = DBTaskResult.objects.ready()
+    oldest = ready.aggregate(
+        enqueued=Min("enqueued_at", filter=Q(run_after=get_date_max())),
+        due=Min("run_after", filter=~Q(run_after=get_date_max())),
+    )
+    since = [moment for moment in oldest.values() if moment is not None]
+    return max(0.0, (now - min(since)).total_seconds()) if since else 0.0
+
+
+@login_not_required
+def readyz_view(request):
+    """
+    Readiness, for an orchestrator deciding whether to send traffic here: the
+    database answers, the cache keeps a value, and no task has waited longer than
+    ``READINESS_MAX_TASK_WAIT_SECONDS`` (a worker is running and keeping up).
+    200 or 503, with JSON saying what was checked and what failed.
+    """
+    checks, failed = {}, []
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+        checks["database"] = "ok"
+    except Exception as error:  # any failure means not ready; say which
+        checks["database"] = f"failed: {type(error).__name__}"
+        failed.append("database")
+    try:
+        probe = f"readyz:{timezone.now().timestamp()}"
+        cache.set(probe, "ok", 10)
+        if cache.get(probe) != "ok":
+            raise RuntimeError("a value written was not read back")
+        cache.delete(probe)
+        checks["cache"] = "ok"
+    except Exception as error:  # likewise
+        checks["cache"] = f"failed: {type(error).__name__}: {error}"[:200]
+        failed.append("cache")
+    if "database" not in failed:
+        limit = settings.READINESS_MAX_TASK_WAIT_SECONDS
+        try:
+            waited = oldest_waiting_task_seconds()
+        except Exception as error:  # the task table unreadable: not ready either
+            checks["tasks"] = f"failed: {type(error).__name__}"
+            failed.append("tasks")
+        else:
+            checks["tasks"] = {
+                "oldest_waiting_seconds": round(waited, 1),
+                "limit_seconds": limit,
+            }
+            if waited > limit:
+                failed.append("tasks")
+    return JsonResponse(
+        {"status": "failed" if failed else "ok", "failed": failed, "checks": checks},
+        status=503 if failed else 200,
+        headers={"Cache-Control": "no-store"},
+    )
 
 
 def bad_request(request, exception):

@@ -19,6 +19,10 @@ changes:
   recorded as FAILED with a database error as its cause, up to
   ``MAX_ATTEMPTS`` runs in all (the claims the row's ``worker_ids`` counts).
   Our tasks are written so that running one twice does no harm.
+
+It also starts the housekeeping chain (factcheck/tasks.py): when it starts,
+it enqueues a housekeeping run a minute later unless one is already waiting
+(``--no-housekeeping`` leaves it out).
 """
 
 import contextlib
@@ -36,6 +40,7 @@ from django_tasks_db.management.commands.db_worker import Worker
 from django_tasks_db.models import DBTaskResult
 
 from factcheck.database_outage import DATABASE_UNAVAILABLE
+from factcheck.tasks import schedule_housekeeping
 
 logger = logging.getLogger("factcheck.worker")
 
@@ -69,9 +74,11 @@ def requeue(task_id):
 class OutageTolerantWorker(Worker):
     """The db_worker loop, restarted after a database error instead of dying with it."""
 
-    def __init__(self, *, retry_delay=1.0, **options):
+    def __init__(self, *, retry_delay=1.0, housekeeping=False, **options):
         super().__init__(**options)
         self.retry_delay = retry_delay
+        #: Whether to start the housekeeping chain (once the database answers).
+        self.housekeeping = housekeeping
         #: The task a lost database cut off, to requeue once the database is back.
         self.interrupted = None
 
@@ -103,6 +110,10 @@ class OutageTolerantWorker(Worker):
                             self.interrupted,
                         )
                     self.interrupted = None
+                if self.housekeeping:
+                    # Soon, not at once: a worker that restarts in a loop does not run it each time.
+                    schedule_housekeeping(delay_seconds=60)
+                    self.housekeeping = False
                 super().run()
                 return
             except DATABASE_UNAVAILABLE as error:
@@ -133,6 +144,12 @@ class Command(DbWorkerCommand):
             default=1.0,
             help="Seconds to wait before trying a lost database again (default: %(default)r)",
         )
+        parser.add_argument(
+            "--no-housekeeping",
+            action="store_false",
+            dest="housekeeping",
+            help="Do not start the periodic housekeeping task (factcheck/tasks.py)",
+        )
 
     def handle(
         self,
@@ -148,6 +165,7 @@ class Command(DbWorkerCommand):
         worker_id,
         exclude_queues,
         retry_delay,
+        housekeeping=True,
         **options,
     ):
         # db_worker's own handle, building our worker instead of its own.
@@ -168,6 +186,7 @@ class Command(DbWorkerCommand):
             worker_id=worker_id,
             excluded_queue_names=excluded_queue_names,
             retry_delay=retry_delay,
+            housekeeping=housekeeping,
         )
         if reload:
             if os.environ.get(DJANGO_AUTORELOAD_ENV) == "true":
