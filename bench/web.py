@@ -100,6 +100,7 @@ SERVER_ENV = dict(
     DEBUG="false",
     SECRET_KEY=f"bench-{secrets.token_urlsafe(50)}",
     ALLOWED_HOSTS="127.0.0.1",
+    SITE_URL="http://127.0.0.1",
     SECURE_SSL_REDIRECT="false",
     SECURE_HSTS_SECONDS="0",
     SESSION_COOKIE_SECURE="false",

@@ -200,9 +200,22 @@ def _refuse_if_retracted(claim: Claim) -> None:
         )
 
 
+def correction_contributors(correction: Correction) -> set[int]:
+    """
+    Who wrote ``correction``: the editor who drafted it and whoever turned a
+    reader's report into it. The same separation of duties as a claim's
+    (``claims.workflow.own_work_refusal``): none of them approves it.
+    """
+    converted_by = correction.reports.exclude(handled_by=None).values_list("handled_by", flat=True)
+    return {correction.created_by_id, *converted_by} - {None}
+
+
 @transaction.atomic
 def correction_approve(*, correction: Correction, approver: User) -> Correction:
-    """A second person, not the one who drafted it, approves a draft."""
+    """
+    A second person approves a draft: not one who wrote it, by drafting it or
+    by turning a reader's report into it (``correction_contributors``).
+    """
     correction = _locked(correction)
     _refuse_if_published(correction)
     if correction.status != CorrectionStatus.DRAFT:
@@ -211,9 +224,10 @@ def correction_approve(*, correction: Correction, approver: User) -> Correction:
         raise NotAllowed(
             "Only an editor or a reviewer can approve a correction.", code="not_allowed"
         )
-    if correction.created_by_id == approver.pk:
+    if approver.pk in correction_contributors(correction):
         raise ValidationError(
-            "A second person must approve a correction, not the one who drafted it.",
+            "A second person must approve a correction, not one who drafted it or turned "
+            "the reader's report into it.",
             code="same_person",
         )
     correction.status = CorrectionStatus.APPROVED

@@ -7,82 +7,130 @@ the database task backend its row commits with the change or not at all: no
 mail goes out about a change that was rolled back, and a mail server that is
 down or slow cannot undo a decision, hold the page up or turn it into an error.
 The worker records a mail it could not send as a failed task (admin, Tasks).
+
+Each workflow mail names the claim in its subject (its number, its case and
+the start of its statement, so that an inbox of them can be told apart) and
+carries an absolute link to the page where its recipient acts: ``SITE_URL``,
+since the worker has no request to take the site's address from. It is written
+twice, as plain text and as HTML (templates/claims/mail/).
 """
 
 from django.conf import settings
-from django.core import mail
+from django.core.mail import EmailMultiAlternatives
 from django.tasks import task
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils.text import Truncator
 
 from claims.models import ClaimStatus
 
+#: How much of a statement the subject carries; the body has it whole.
+SUBJECT_STATEMENT_CHARS = 60
+
 
 @task
-def send_mail_task(*, subject, body, to):
-    """Send one mail to the addresses ``to`` through the default mailer."""
-    mail.send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, to)
+def send_mail_task(*, subject, body, to, html=None):
+    """Send one mail to the addresses ``to`` through the default mailer, with ``html`` beside."""
+    message = EmailMultiAlternatives(
+        subject=subject, body=body, from_email=settings.DEFAULT_FROM_EMAIL, to=to
+    )
+    if html:
+        message.attach_alternative(html, "text/html")
+    message.send()
 
 
-def mail_with_change(subject, body, addresses):
+def mail_with_change(subject, body, addresses, html=None):
     """
     Mail each of ``addresses`` once the caller's transaction commits (see the
     module): a mail of its own, so that nobody is shown the others' addresses.
     """
     for address in sorted(set(filter(None, addresses))):
-        send_mail_task.enqueue(subject=f"[factcheck] {subject}", body=body, to=[address])
+        send_mail_task.enqueue(subject=f"[factcheck] {subject}", body=body, to=[address], html=html)
 
 
-def _send(subject, body, recipients):
-    mail_with_change(subject, body, [user.email for user in recipients if user is not None])
+def absolute(path):
+    """``path`` on this site, as a link that works from a mail: ``SITE_URL`` and the path."""
+    return settings.SITE_URL + path
 
 
-def _claim_line(claim):
-    return f"“{claim.statement[:200]}” in the case “{claim.case}”"
+def claim_subject(heading, claim):
+    """``heading: claim 3 of “Case title” — start of the statement…``, on one line."""
+    statement = Truncator(" ".join(claim.statement.split())).chars(SUBJECT_STATEMENT_CHARS)
+    # A subject is one header line: a line break in a title would be refused by the mailer.
+    case = " ".join(claim.case.title.split())
+    return f"{heading}: claim {claim.number} of “{case}” — {statement}"
+
+
+def _notify(template, subject, claim, recipients, **context):
+    """
+    Mail ``template`` (text and HTML) to each ``(user, path)`` of ``recipients``,
+    ``path`` being the page where that user acts; one mail per address.
+    """
+    sent = set()
+    for user, path in recipients:
+        if user is None or not user.email or user.email in sent:
+            continue
+        sent.add(user.email)
+        values = context | {"claim": claim, "recipient": user, "link": absolute(path)}
+        send_mail_task.enqueue(
+            subject=f"[factcheck] {subject}",
+            body=render_to_string(f"claims/mail/{template}.txt", values),
+            html=render_to_string(f"claims/mail/{template}.html", values),
+            to=[user.email],
+        )
+
+
+def _review_page(assignment):
+    return reverse("claims:review", args=[assignment.pk])
 
 
 def review_assigned(assignment):
-    due = f" It is due on {assignment.due_on:%d %B %Y}." if assignment.due_on else ""
-    if assignment.claim.status == ClaimStatus.IN_REVIEW:
-        now = "Find it under My reviews."
-    else:
+    claim = assignment.claim
+    _notify(
+        "review_assigned",
+        claim_subject("Review requested", claim),
+        claim,
+        [(assignment.reviewer, _review_page(assignment))],
+        assignment=assignment,
         # Nothing to decide before the editor submits it: that sends its own mail.
-        now = "It is not in review yet: you will get another mail when it is submitted."
-    _send(
-        "A claim for you to review",
-        f"You have been asked to review {_claim_line(assignment.claim)}.{due}\n{now}",
-        [assignment.reviewer],
+        in_review=claim.status == ClaimStatus.IN_REVIEW,
     )
 
 
 def review_requested(claim, reviewers):
     """The claim went to review: ``reviewers`` (those yet to decide on it) can decide now."""
-    _send(
-        "A claim is ready for your review",
-        f"{_claim_line(claim)} was sent for review. Decide on it under My reviews.",
-        reviewers,
+    assignments = claim.assignments.filter(reviewer__in=[user for user in reviewers if user])
+    _notify(
+        "review_requested",
+        claim_subject("Ready for your review", claim),
+        claim,
+        [
+            (assignment.reviewer, _review_page(assignment))
+            for assignment in assignments.select_related("reviewer")
+        ],
     )
 
 
 def review_decided(assignment):
     claim = assignment.claim
-    comment = f"\n\nTheir comment:\n{assignment.comment}" if assignment.comment else ""
-    _send(
-        f"Review decision: {assignment.get_decision_display()}",
-        f"{assignment.reviewer.get_username()} decided “{assignment.get_decision_display()}” "
-        f"on {_claim_line(claim)}.{comment}",
-        [claim.author, claim.case.lead_editor],
+    _notify(
+        "review_decided",
+        claim_subject(assignment.get_decision_display(), claim),
+        claim,
+        [(user, claim.get_absolute_url()) for user in (claim.author, claim.case.lead_editor)],
+        assignment=assignment,
     )
 
 
 def signoff_voided(assignment, reason):
-    # Told before the claim goes back: an approved one returns to review now; one that
-    # another reviewer sent back for changes waits for its editor to submit it again.
-    if assignment.claim.status in (ClaimStatus.APPROVED, ClaimStatus.IN_REVIEW):
-        now = "Please review it again under My reviews."
-    else:
-        now = "It is not in review now: you will get another mail when it is submitted again."
-    _send(
-        "Your sign-off no longer holds",
-        f"Your approval of {_claim_line(assignment.claim)} was voided because the content "
-        f"changed: {reason.rstrip('.')}.\n{now}",
-        [assignment.reviewer],
+    claim = assignment.claim
+    _notify(
+        "signoff_voided",
+        claim_subject("Your sign-off no longer holds", claim),
+        claim,
+        [(assignment.reviewer, _review_page(assignment))],
+        reason=reason.rstrip("."),
+        # Told before the claim goes back: an approved one returns to review now; one that
+        # another reviewer sent back for changes waits for its editor to submit it again.
+        in_review=claim.status in (ClaimStatus.APPROVED, ClaimStatus.IN_REVIEW),
     )

@@ -22,7 +22,15 @@ from claims.models import (
     ReviewAssignment,
     own_passage_carried_on,
 )
-from claims.workflow import Action, and_list, claim_digest, claim_missing, claim_transition
+from claims.workflow import (
+    Action,
+    and_list,
+    claim_digest,
+    claim_missing,
+    claim_transition,
+    own_work_refusal,
+    refuse_own_work,
+)
 from factcheck import search
 from factcheck.audit import acting_user, record
 from factcheck.exceptions import Conflict, NotAllowed
@@ -297,7 +305,8 @@ def reviewer_assign(
     *, claim: Claim, reviewer: User, editor: User, due_on: datetime.date | None = None
 ) -> ReviewAssignment:
     """
-    Ask ``reviewer`` (a member of Reviewer, not the claim's author) to review
+    Ask ``reviewer`` (a member of Reviewer who has not written or changed the
+    claim's content since it was last in draft: ``own_work_refusal``) to review
     ``claim``. An approved claim goes back to review: it is published only once
     every assigned reviewer has approved it, the new one too.
     """
@@ -308,6 +317,9 @@ def reviewer_assign(
     _refuse_if_read_only(claim)
     if claim.assignments.filter(reviewer=reviewer).exists():
         raise reviewer_already_assigned(reviewer=reviewer)
+    # A wrong choice of reviewer, not a lack of permission: said beside the form, like the above.
+    if refusal := own_work_refusal(claim=claim, user=reviewer, doing="review", asked_by=editor):
+        raise ValidationError({"reviewer": ValidationError(refusal, code="own_work")})
     assignment = ReviewAssignment(
         claim=claim, reviewer=reviewer, assigned_by=acting_user(editor), due_on=due_on
     )
@@ -383,7 +395,8 @@ def review_decide(
 ) -> ReviewAssignment:
     """
     Record ``reviewer``'s decision on the content they saw (``digest_seen``). A
-    decision on content that has changed since is refused. Approval by the last
+    decision on content that has changed since is refused, and so is one by a
+    reviewer who wrote or changed that content (``refuse_own_work``). Approval by the last
     reviewer approves the claim; a request for changes sends it back.
     """
     _lock_claim(assignment.claim)
@@ -393,8 +406,7 @@ def review_decide(
         raise NotAllowed(
             "Only the assigned reviewer can decide on this review.", code="not_assigned"
         )
-    if claim.author_id == reviewer.pk:
-        raise NotAllowed("The claim's author cannot review it.", code="author")
+    refuse_own_work(claim=claim, user=reviewer, doing="review")
     if not can_sign_off(reviewer, assignment):
         raise NotAllowed("Only a member of Reviewer can sign off.", code="not_assigned")
     if refusal := review_refusal(claim=claim, digest_seen=digest_seen):

@@ -21,15 +21,17 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
-from django.db.models import Value
+from django.db.models import Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from claims.models import Case, CaseStatus, Claim, ClaimStatus, Decision
 from factcheck.audit import record
 from factcheck.exceptions import NotAllowed
+from factcheck.models import AuditEvent
 from factcheck.roles import is_editor, is_reviewer
 
 if TYPE_CHECKING:
@@ -155,6 +157,96 @@ def _is_assigned_reviewer(claim: Claim, actor: User) -> bool:
     return claim.assignments.filter(reviewer=actor).exists()
 
 
+#: The audit actions that write a claim's reviewed content, and what each one wrote.
+#: A ``claim.update`` names the fields it changed (statement, claimant, verdict,
+#: rationale: ``claims.services.EDITABLE_FIELDS``) in its changes.
+CREATED, EVIDENCE = "created", "evidence"
+CONTENT_ACTIONS = {
+    "claim.create": CREATED,
+    "claim.update": None,
+    "evidence.add": EVIDENCE,
+    "evidence.remove": EVIDENCE,
+}
+#: The parts, in the order a refusal names them ("content": an edit naming no known field).
+_CONTENT_PARTS = ("statement", "claimant", "verdict", "rationale", EVIDENCE, "content")
+
+
+def contributions_since_draft(claim: Claim) -> dict[int, set[str]]:
+    """
+    Who wrote or changed ``claim``'s reviewed content since it was last put in
+    draft, and what: ``{user id: {"created", "statement", ..., "evidence"}}``.
+
+    Read from the audit trail (``CONTENT_ACTIONS`` about the claim), from the
+    last event that put it in draft: its creation, or a later transition whose
+    status change ends in draft (none does today; one that did would let the
+    desk start the claim's review afresh). The claim's ``author`` counts as
+    having created it when nothing put it back in draft since, so that a claim
+    made without the trail (an import, a fixture) still has its author. The
+    system (no actor) is nobody.
+    """
+    events = (
+        AuditEvent.objects.filter(
+            target_type=ContentType.objects.get_for_model(Claim), target_id=str(claim.pk)
+        )
+        .filter(Q(action__in=list(CONTENT_ACTIONS)) | Q(action__startswith="claim."))
+        .order_by("id")
+        .values_list("action", "actor_id", "changes")
+    )
+    contributed: dict[int, set[str]] = {}
+    back_in_draft = False
+    for action, actor_id, changes in events:
+        status = (changes or {}).get("status")
+        into_draft = isinstance(status, list) and status[-1:] == [ClaimStatus.DRAFT]
+        if action == "claim.create" or into_draft:
+            # Only what was written since counts: a return to draft starts the review afresh.
+            contributed = {}
+            back_in_draft = action != "claim.create"
+        if action not in CONTENT_ACTIONS or actor_id is None:
+            continue
+        part = CONTENT_ACTIONS[action]
+        parts = {part} if part else set(changes or {}) & set(_CONTENT_PARTS)
+        contributed.setdefault(actor_id, set()).update(parts or {"content"})
+    if claim.author_id is not None and not back_in_draft:
+        contributed.setdefault(claim.author_id, set()).add(CREATED)
+    return contributed
+
+
+def contributors_since_draft(claim: Claim) -> set[int]:
+    """The ids of the people who wrote or changed ``claim``'s reviewed content since draft."""
+    return set(contributions_since_draft(claim))
+
+
+def own_work_refusal(
+    *, claim: Claim, user: User | None, doing: str, asked_by: User | None = None
+) -> str | None:
+    """
+    The separation of duties, the one rule every path applies: nobody reviews,
+    approves or publishes (``doing``) a claim whose reviewed content they wrote
+    or changed since it was last in draft (``contributions_since_draft``),
+    whatever roles they hold. Returns the sentence saying why ``user`` may not,
+    or None when they may. ``asked_by``, when another person asks it of
+    ``user`` (an editor assigning a reviewer), is who the sentence is told to.
+    """
+    if user is None or user.pk is None:
+        return None
+    parts = contributions_since_draft(claim).get(user.pk)
+    if not parts:
+        return None
+    who = "You" if asked_by is None or asked_by.pk == user.pk else user.get_username()
+    changed = [part for part in _CONTENT_PARTS if part in parts]
+    if CREATED in parts:
+        what = "wrote this claim" + (f" and changed its {and_list(changed)}" if changed else "")
+    else:
+        what = f"changed this claim's {and_list(changed)} since it was last in draft"
+    return f"{who} {what}, so someone else must {doing} it."
+
+
+def refuse_own_work(*, claim: Claim, user: User | None, doing: str) -> None:
+    """Raise NotAllowed (code ``own_work``) when ``own_work_refusal`` refuses ``user``."""
+    if refusal := own_work_refusal(claim=claim, user=user, doing=doing):
+        raise NotAllowed(refusal, code="own_work")
+
+
 def _refuse_unless_allowed(claim: Claim, transition: Transition, actor: User | None) -> None:
     if claim.status not in transition.sources:
         allowed = [ClaimStatus(status).label.lower() for status in sorted(transition.sources)]
@@ -168,9 +260,10 @@ def _refuse_unless_allowed(claim: Claim, transition: Transition, actor: User | N
         raise NotAllowed(
             f"Only an editor can {Action(transition.action).label.lower()}.", code="not_editor"
         )
+    if transition.action == Action.PUBLISH:
+        refuse_own_work(claim=claim, user=actor, doing="publish")
     if transition.taken_by == REVIEWER:
-        if actor is not None and claim.author_id == getattr(actor, "pk", None):
-            raise NotAllowed("The claim's author cannot review it.", code="author")
+        refuse_own_work(claim=claim, user=actor, doing="review")
         if not (is_reviewer(actor) and _is_assigned_reviewer(claim, actor)):
             raise NotAllowed(
                 "Only a reviewer assigned to this claim can decide on it.", code="not_assigned"

@@ -20,6 +20,8 @@ DEMO_EDITOR = "editor"
 DEMO_USERS = [
     # username, first name, last name, role
     (DEMO_EDITOR, "Eddie", "Editor", EDITOR),
+    # Nobody publishes their own work: the seeded claims are Eddie's, so Elena publishes.
+    ("editor2", "Elena", "Second-Editor", EDITOR),
     ("reviewer", "Rosa", "Reviewer", REVIEWER),
     ("reviewer2", "Ravi", "Second-Reviewer", REVIEWER),
 ]

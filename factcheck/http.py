@@ -5,6 +5,10 @@ from functools import wraps
 from django.core.exceptions import ObjectDoesNotExist
 from django.http import Http404, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import redirect
+from django.urls import register_converter
+
+#: The largest row id either supported database holds (a signed 64-bit integer).
+LARGEST_ID = 2**63 - 1
 
 
 def found_or_404(read, *args, **kwargs):
@@ -32,7 +36,7 @@ def id_or_none(value):
         and len(value) <= 19
         and value.isascii()
         and value.isdigit()
-        and 0 < int(value) < 2**63
+        and 0 < int(value) <= LARGEST_ID
     ):
         return int(value)
     return None
@@ -66,3 +70,29 @@ def plain_answer(text, status):
     page, which keeps what was typed.
     """
     return HttpResponse(text, status=status, content_type="text/plain; charset=utf-8")
+
+
+class BigIntId:
+    """
+    ``<id:name>`` in a URL: an integer id the database can hold. A larger one
+    (``/sources/9223372036854775808/``) matches no URL, so Django answers 404;
+    with Django's ``<int:…>`` it reached the query and SQLite raised
+    OverflowError, a 500.
+    """
+
+    regex = "[0-9]+"
+
+    def to_python(self, value):
+        # Length first: Python refuses to read a number of thousands of digits at all.
+        if len(value) > len(str(LARGEST_ID)) or int(value) > LARGEST_ID:
+            # A ValueError tells the resolver the URL does not match.
+            raise ValueError(f"{value} is past the largest id.")
+        return int(value)
+
+    def to_url(self, value):
+        return str(value)
+
+
+# Registered as the module is imported: the views every urls.py imports import it,
+# before their routes are read (and factcheck/urls.py imports it before any include).
+register_converter(BigIntId, "id")

@@ -5,7 +5,7 @@ from urllib.parse import urlencode
 from django.http import QueryDict
 from django.shortcuts import render
 from django.urls import get_resolver, get_urlconf
-from django.utils.cache import patch_vary_headers
+from django.utils.cache import patch_cache_control, patch_vary_headers
 
 from factcheck.exceptions import Refused
 from factcheck.http import plain_answer
@@ -97,4 +97,29 @@ class VaryOnHtmxMiddleware:
     def __call__(self, request):
         response = self.get_response(request)
         patch_vary_headers(response, ("HX-Request",))
+        return response
+
+
+class DeskCacheControlMiddleware:
+    """
+    ``Cache-Control: private, no-cache`` on every page a signed-in user gets
+    that says nothing of its own: a desk page shows drafts, reviews and counts
+    that change by the minute and belong to this user alone. Without it a
+    browser may show a page from its cache by heuristics (the Back button, a
+    restored tab), and a shared proxy could keep it. A view that decided for
+    itself (a public page, a download) is left as it said.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        # The header first: an error page that says for itself (the 503 of a lost
+        # database) must not have the user read again, a second failing query.
+        if response.has_header("Cache-Control") or response.status_code >= 500:
+            return response
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated:
+            patch_cache_control(response, private=True, no_cache=True)
         return response

@@ -6,7 +6,8 @@ for every anonymous reader until what it shows changes, and its ETag already
 names that state. So the ETag also keys a copy of the rendered page in the
 cache: a reader whose browser holds the page gets a 304, any other anonymous
 reader gets the stored bytes, and only the first request after a change
-builds the page.
+builds the page. Every answer says ``Cache-Control: no-cache``: browsers and
+proxies ask again each time, and the ETag (or ``Last-Modified``) makes that a 304.
 """
 
 from functools import wraps
@@ -64,11 +65,16 @@ def public_page(*, etag, last_modified=None):
         @wraps(view)
         def public_view(request, *args, **kwargs):
             response = conditional(request, *args, **kwargs)
+            # Asked again on every request, never shown from a cache unasked: a
+            # published correction must reach the very next reader (a minute's
+            # max-age once showed a corrected verdict's old one). The ETag keeps
+            # that cheap: an unchanged page is a 304, built from a query or two.
+            # A 304 says so too: a browser takes on the headers of the answer.
+            patch_cache_control(response, no_cache=True)
             if request.user.is_authenticated:
                 # Their own menu, whose counts change without the page: for their
-                # browser alone, asked again each time (the ETag names the counts).
-                # A 304 says so too: a browser takes on the headers of the answer.
-                patch_cache_control(response, private=True, no_cache=True, max_age=0)
+                # browser alone (the ETag names the counts).
+                patch_cache_control(response, private=True, max_age=0)
             return response
 
         return public_view

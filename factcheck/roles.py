@@ -185,11 +185,15 @@ def claim_ids_visible_to(user):
 def can_sign_off(user, assignment):
     """
     Whether ``user`` may decide on ``assignment``: only its own reviewer, who
-    holds the Reviewer role and is not the author of the claim.
+    holds the Reviewer role and has not written or changed the claim's content
+    since it was last in draft (``claims.workflow.own_work_refusal``).
     """
+    # Imported here: claims.workflow imports this module.
+    from claims.workflow import own_work_refusal
+
     return (
         user.is_authenticated
         and assignment.reviewer_id == user.pk
-        and assignment.claim.author_id != user.pk
         and user.has_perm(SIGN_OFF_CLAIM)
+        and own_work_refusal(claim=assignment.claim, user=user, doing="review") is None
     )

@@ -7,26 +7,26 @@ app_name = "sources"
 urlpatterns = [
     path("", views.source_list_view, name="source_list"),
     path("new/", views.source_create_view, name="source_create"),
-    path("<int:pk>/", views.source_detail_view, name="source_detail"),
-    path("<int:pk>/versions/", views.version_upload_view, name="version_upload"),
+    path("<id:pk>/", views.source_detail_view, name="source_detail"),
+    path("<id:pk>/versions/", views.version_upload_view, name="version_upload"),
     path(
-        "<int:pk>/versions/<int:number>/download/",
+        "<id:pk>/versions/<id:number>/download/",
         views.version_download_view,
         name="version_download",
     ),
     path(
-        "<int:pk>/versions/<int:number>/quotations/",
+        "<id:pk>/versions/<id:number>/quotations/",
         views.quotation_create_view,
         name="quotation_create",
     ),
-    path("<int:pk>/versions/<int:number>/find/", views.quote_finder_view, name="quote_finder"),
+    path("<id:pk>/versions/<id:number>/find/", views.quote_finder_view, name="quote_finder"),
     path(
-        "<int:pk>/versions/<int:old>/compare/<int:new>/",
+        "<id:pk>/versions/<id:old>/compare/<id:new>/",
         views.version_diff_view,
         name="version_diff",
     ),
     path(
-        "<int:pk>/reanchorings/<int:reanchoring_pk>/confirm/",
+        "<id:pk>/reanchorings/<id:reanchoring_pk>/confirm/",
         views.reanchoring_confirm_view,
         name="reanchoring_confirm",
     ),

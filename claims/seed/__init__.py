@@ -40,7 +40,11 @@ def article_text():
 
 @transaction.atomic
 def seed_first_case(*, lead_editor=None):
-    """Create the first case, its sources and its claims, unless they exist already."""
+    """
+    Create the first case, its sources and its claims, unless they exist already.
+    The claims' author is the case's lead editor (``lead_editor`` for a new case),
+    or nobody (the system) for a case without one.
+    """
     result_counts = {"sources": 0, "claims": 0}
     text = article_text()
     article_version = _article_version(text, result_counts)
@@ -74,7 +78,10 @@ def seed_first_case(*, lead_editor=None):
             statement=spec["statement"],
             claimant=spec["claimant"],
             rationale=first_case.seeded_rationale(spec),
-            author=None,
+            # The lead editor answers for the seeded claims, so the separation of duties
+            # (claims.workflow.own_work_refusal) treats them as their work: they do not
+            # review or publish them. Without a lead editor, the system made them (no author).
+            author=case.lead_editor,
         )
         result_counts["claims"] += 1
 

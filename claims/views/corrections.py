@@ -41,7 +41,7 @@ def corrections_desk_view(request, form=None, status=200):
             initial = {"claim": claim.pk, "case": claim.case_id}
     pending = (
         Correction.objects.exclude(status="published")
-        .select_related("case", "claim", "created_by", "approved_by", "new_verdict")
+        .select_related("case", "claim__verdict", "created_by", "approved_by", "new_verdict")
         .order_by("-created_at")
     )
     context = {

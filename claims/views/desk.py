@@ -64,7 +64,15 @@ from claims.services import (
     review_refusal,
     reviewer_assign,
 )
-from claims.workflow import Action, allowed_actions, claim_content, claim_digest, claim_transition
+from claims.workflow import (
+    Action,
+    allowed_actions,
+    claim_content,
+    claim_digest,
+    claim_transition,
+    contributors_since_draft,
+    own_work_refusal,
+)
 from factcheck.http import found_or_404, id_or_none
 from factcheck.pagination import Paginator
 from factcheck.roles import claims_visible_to, is_editor, sees_every_case
@@ -263,9 +271,21 @@ def _claim_context(request, case, pk, *, claim=None, **extra):
             "form": ClaimForm(instance=claim),
             "evidence_form": EvidenceForm(claim=claim),
             "evidence_sources": functools.partial(sources_for_evidence, case),
-            "assign_form": AssignForm(claim=claim),
+            "assign_form": _assign_form(claim),
         }
     return context | extra
+
+
+def _assign_form(claim):
+    """
+    The form to assign a reviewer, offering only those ``reviewer_assign`` accepts:
+    not who wrote or changed the claim's content since draft. (A form posted back
+    keeps every reviewer, so that the service says why one is refused.)
+    """
+    form = AssignForm(claim=claim)
+    field = form.fields["reviewer"]
+    field.queryset = field.queryset.exclude(pk__in=contributors_since_draft(claim))
+    return form
 
 
 def _case(request, slug):
@@ -375,6 +395,10 @@ def claim_edit_view(request, slug, pk):
             pk,
             form=ClaimForm.reopened(request.POST, current=theirs, keep=typed),
             conflict=theirs,
+            # Who saved in between, and when (the audit trail's latest save), to name them.
+            conflict_saved=next(
+                (event for event in claim_history(theirs) if event.action == "claim.update"), None
+            ),
             conflict_fields=[
                 (label[name], getattr(theirs, name), fields[name])
                 for name in differs
@@ -696,6 +720,8 @@ def review_view(request, assignment_pk):
         "digest": digest,
         "form": form,
         "content": claim_content(claim),
+        # Why the reviewer may not decide (``review_decide`` refuses it), said instead of the form.
+        "own_work": own_work_refusal(claim=claim, user=request.user, doing="review"),
         # Closed as read, or found closed when the decision was refused (a change meanwhile).
         "review_closed": claim.status != ClaimStatus.IN_REVIEW
         or form.has_error(NON_FIELD_ERRORS, "not_in_review"),

@@ -11,7 +11,6 @@ from django.core.paginator import InvalidPage
 from django.db.models import Count, Max
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, render
-from django.views.decorators.cache import cache_control
 
 from claims import public as public_reads
 from claims.models import Case, Claim, ClaimStatus, Correction
@@ -42,10 +41,6 @@ def _log_last_modified(request, *args, **kwargs):
     return max((state[name] for name in changed if state[name]), default=None)
 
 
-#: Public pages may be kept a minute by browsers and proxies, then revalidated
-#: cheaply: a conditional GET with a matching ETag is answered 304 before any
-#: page is built, and other anonymous readers get the page stored under that ETag.
-public_page_cache = cache_control(max_age=60)
 log_conditions = public_page(etag=_log_etag, last_modified=_log_last_modified)
 
 
@@ -66,7 +61,6 @@ def _claim_etag(request, slug, pk):
 
 
 @login_not_required
-@public_page_cache
 @log_conditions
 def corrections_log_view(request):
     filters = {"case_slug": request.GET.get("case", ""), "kind": request.GET.get("kind", "")}
@@ -99,7 +93,6 @@ def corrections_log_view(request):
 
 
 @login_not_required
-@public_page_cache
 @log_conditions
 def correction_detail_view(request, pk):
     correction = get_object_or_404(
@@ -139,7 +132,6 @@ def _entry_json(request, correction):
 
 
 @login_not_required
-@public_page_cache
 @log_conditions
 def corrections_json_view(request):
     entries = Paginator(public_reads.published_corrections(), 100)
@@ -180,7 +172,6 @@ def _case_etag(request, slug):
 
 
 @login_not_required
-@public_page_cache
 @public_page(etag=_case_etag)
 def public_case_view(request, slug):
     case, claims = public_reads.public_case(slug)
@@ -198,7 +189,6 @@ def public_case_view(request, slug):
 
 
 @login_not_required
-@public_page_cache
 @public_page(etag=_case_etag)
 def public_case_export_view(request, slug):
     case, claims = public_reads.public_case(slug)
@@ -209,7 +199,6 @@ def public_case_export_view(request, slug):
 
 
 @login_not_required
-@public_page_cache
 @public_page(etag=_claim_etag)
 def public_claim_view(request, slug, pk):
     claim = public_reads.public_claim(slug, pk)

@@ -32,7 +32,7 @@ from sources.models import Source
 from sources.services import find_span, quotation_create, source_version_create_from_text
 from tests.browser.support import *  # noqa: F403  (the browser fixtures and helpers)
 from tests.browser.support import DESKTOP, PHONE, log_in, shot
-from tests.factories import SourceFactory
+from tests.factories import EditorFactory, SourceFactory
 
 # The live server's thread must see committed rows.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -87,7 +87,8 @@ def newsroom(desk):
         decision=Decision.APPROVED,
         digest_seen=claim_digest(published),
     )
-    published = claim_transition(claim=published, action=Action.PUBLISH, actor=editor)
+    # Nobody publishes their own work: another editor does.
+    published = claim_transition(claim=published, action=Action.PUBLISH, actor=EditorFactory())
     for claim, new_verdict in ((published, Rating.objects.get(label="Misleading")), (None, None)):
         correction = draft = correction_draft(
             case=case,

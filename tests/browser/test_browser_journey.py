@@ -232,7 +232,8 @@ def test_the_whole_journey_from_upload_to_the_public_corrections_log(browser, li
         editor.click("button[value=submit]")
     assert editor.inner_text(".page-header .badge") == "In review"
 
-    # The reviewer approves exactly what is shown; the editor publishes.
+    # The reviewer approves exactly what is shown; an editor who did not write the
+    # claim publishes it (its author is offered no Publish button).
     reviewer.goto(f"{base}/reviews/")
     reviewer.click("table a")
     assert "51.9×" in reviewer.inner_text("main")
@@ -240,9 +241,14 @@ def test_the_whole_journey_from_upload_to_the_public_corrections_log(browser, li
     reviewer.click("text=Record decision")
     reviewer.wait_for_url(f"{base}/reviews/")
     editor.goto(claim_url)
-    with editor.expect_navigation():
-        editor.click("button[value=publish]")
-    assert editor.inner_text(".page-header .badge") == "Published"
+    assert editor.locator("button[value=publish]").count() == 0
+    publisher = new_page(browser)
+    log_in(publisher, base, "editor2", DEMO_PASSWORD)
+    publisher.goto(claim_url)
+    with publisher.expect_navigation():
+        publisher.click("button[value=publish]")
+    assert publisher.inner_text(".page-header .badge") == "Published"
+    editor.goto(claim_url)
 
     # A correction: drafted by the editor, approved by the reviewer, published.
     editor.click("text=Draft a correction")

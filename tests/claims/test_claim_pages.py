@@ -24,6 +24,7 @@ from claims.services import (
 from claims.views import desk as desk_views
 from claims.views.desk import REVIEWS_PER_PAGE
 from claims.workflow import Action, claim_digest, claim_transition
+from factcheck.models import AuditEvent
 from factcheck.text_match import _words_apart, containing_words
 from sources.models import AnchoringStatus, Quotation, Reanchoring
 from sources.services import reanchoring_confirm, source_version_create_from_text
@@ -207,7 +208,7 @@ def test_two_editors_saving_the_same_claim_get_a_conflict_and_both_texts_survive
     response = edit(client, claim, opened_at, statement="My wording, typed meanwhile.")
 
     assert response.status_code == 409
-    assert "Someone else saved this claim" in response.text
+    assert f"{other.get_full_name()} saved this claim at" in " ".join(response.text.split())
     assert "Their wording, saved first." in response.text
     assert "My wording, typed meanwhile." in response.text
     assert Claim.objects.get(pk=claim.pk).statement == "Their wording, saved first."
@@ -215,6 +216,37 @@ def test_two_editors_saving_the_same_claim_get_a_conflict_and_both_texts_survive
     assert 'name="version" value="2"' in response.text
     edit(client, claim, 2, statement="My wording, typed meanwhile.")
     assert Claim.objects.get(pk=claim.pk).statement == "My wording, typed meanwhile."
+
+
+def test_an_edit_conflict_names_who_saved_the_claim_meanwhile_and_when(client, editor, claim):
+    other = EditorFactory(first_name="Dana", last_name="Editor")
+    opened_at = claim.version
+    client.force_login(other)
+    edit(client, claim, opened_at, statement="Their wording, saved first.")
+    saved = AuditEvent.objects.filter(action="claim.update", target_id=str(claim.pk)).get()
+
+    client.force_login(editor)
+    response = edit(client, claim, opened_at, statement="My wording, typed meanwhile.")
+
+    assert response.status_code == 409
+    heading = lxml.html.fragment_fromstring(response.text, create_parent="div").find(
+        ".//div[@class='conflict']/h3"
+    )
+    at = timezone.localtime(saved.created_at).strftime("%H:%M")
+    assert " ".join(heading.text_content().split()) == (
+        f"Dana Editor saved this claim at {at}, after you opened it"
+    )
+
+
+def test_an_edit_conflict_with_ones_own_save_in_another_tab_says_so(editor_client, claim):
+    opened_at = claim.version
+    edit(editor_client, claim, opened_at, statement="Saved from the other tab.")
+
+    response = edit(editor_client, claim, opened_at, statement="Typed in this tab.")
+
+    assert response.status_code == 409
+    assert "You saved this claim at" in response.text
+    assert "(in another window or tab)" in response.text
 
 
 def test_an_action_refused_because_another_tab_moved_the_claim_redraws_its_header(
@@ -889,7 +921,7 @@ def test_the_reviewers_of_a_claim_are_mailed_one_by_one(editor, claim, mailoutbo
 
     claim_submit_for_review(claim=claim, editor=editor)
 
-    ready = [message.to for message in mailoutbox if "ready for your review" in message.subject]
+    ready = [message.to for message in mailoutbox if "Ready for your review" in message.subject]
     assert sorted(ready) == sorted([[first.email], [second.email]])
 
 
@@ -910,7 +942,8 @@ def test_the_review_journey_through_the_pages(client, editor, claim):
     )
 
     assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.APPROVED
-    client.force_login(editor)
+    # Another editor than its author publishes it (the separation of duties).
+    client.force_login(EditorFactory())
     client.post(url("claim_transition", claim), {"action": "publish"})
     assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.PUBLISHED
 
@@ -1163,7 +1196,9 @@ def test_a_reviewer_is_mailed_when_the_claim_goes_to_review_not_only_when_assign
     claim_submit_for_review(claim=claim, editor=editor)
 
     assert mailoutbox[-1].to == [reviewer.email]
-    assert mailoutbox[-1].subject == "[factcheck] A claim is ready for your review"
+    assert mailoutbox[-1].subject.startswith(
+        f"[factcheck] Ready for your review: claim {claim.number} of “{claim.case.title}” — "
+    )
 
 
 def test_my_reviews_says_when_an_undecided_reviews_claim_was_withdrawn(client, reviewer, editor):

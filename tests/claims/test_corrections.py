@@ -1,5 +1,6 @@
 """The corrections workflow and its tamper-evident, append-only chain."""
 
+import lxml.html
 import pytest
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
@@ -412,6 +413,29 @@ def test_the_desk_takes_a_correction_from_draft_to_the_public_log(client, editor
     assert published.status == CorrectionStatus.PUBLISHED
     log = client.get(reverse("claims:corrections_log"))
     assert "The parts add up to 460 seconds." in log.text
+
+
+def test_the_desk_shows_a_drafts_new_verdict_beside_the_claims_current_one(
+    client, editor, published_claim
+):
+    correction_draft(
+        case=published_claim.case,
+        claim=published_claim,
+        editor=editor,
+        kind="correction",
+        what_was_wrong="We said 467 seconds.",
+        what_is_right="The parts add up to 460 seconds.",
+        new_verdict=RatingFactory(label="Mostly accurate", order=4, value=4),
+    )
+    client.force_login(editor)
+
+    page = lxml.html.fromstring(client.get(reverse("claims:corrections_desk")).text)
+
+    entry = page.find_class("correction")[0]
+    terms = [" ".join(term.text_content().split()) for term in entry.iter("dt")]
+    details = [" ".join(detail.text_content().split()) for detail in entry.iter("dd")]
+    shown = dict(zip(terms, details, strict=True))
+    assert (shown["Current verdict"], shown["New verdict"]) == ("Accurate", "Mostly accurate")
 
 
 def test_a_draft_with_missing_fields_keeps_what_was_typed(client, editor, published_claim):

@@ -48,8 +48,11 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def ready_claim(editor):
-    """A claim with a verdict, one piece of evidence and one assigned reviewer."""
-    claim = ClaimFactory(author=editor, verdict=RatingFactory())
+    """
+    A claim with a verdict, one piece of evidence and one assigned reviewer,
+    written by another editor than ``editor``, who may so publish it.
+    """
+    claim = ClaimFactory(verdict=RatingFactory())
     EvidenceFactory(claim=claim, quotation=QuotationFactory())
     reviewer = ReviewerFactory()
     reviewer_assign(claim=claim, reviewer=reviewer, editor=editor)
@@ -77,7 +80,7 @@ def approve(claim, reviewer):
 # The transition matrix: every state × every action × every role.
 
 #: "author" is the editor who wrote the claim and also holds the Reviewer role: as an
-#: editor they may move it along, as a reviewer they may never decide on it.
+#: editor they may move it along, but never decide on it nor publish it (their own work).
 ROLES = ["editor", "author", "assigned_reviewer", "other_reviewer", "no_role"]
 EDITOR_ACTIONS = {
     (Action.SUBMIT, "draft"),
@@ -93,7 +96,7 @@ ALLOWED = {
     (Action.REQUEST_CHANGES, "in_review", "assigned_reviewer"),
     (Action.APPROVE, "in_review", "assigned_reviewer"),
     *((action, state, role) for action, state in EDITOR_ACTIONS for role in ("editor", "author")),
-}
+} - {(Action.PUBLISH, "approved", "author")}
 USER_ACTIONS = [action for action in Action if action != Action.REOPEN]
 
 
@@ -246,8 +249,9 @@ def test_a_claim_whose_verdict_was_cleared_in_review_is_neither_approved_nor_pub
     claim.assignments.update(
         decision=Decision.APPROVED, decided_at=claim.updated_at, signed_digest=claim_digest(claim)
     )
+    # Another editor than the one who cleared the verdict (who may not publish it at all).
     with pytest.raises(TransitionRefused, match="cannot be published: it needs a verdict"):
-        claim_transition(claim=claim, action=Action.PUBLISH, actor=editor)
+        claim_transition(claim=claim, action=Action.PUBLISH, actor=EditorFactory())
     assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.APPROVED
 
 
@@ -264,7 +268,6 @@ def test_an_open_case_is_published_with_its_first_published_claim(ready_claim, e
     assert case.status == CaseStatus.OPEN
     later = ClaimFactory(
         case=case,
-        author=editor,
         verdict=RatingFactory(),
         quotation=QuotationFactory(version=ready_claim.quotation.version, exact="467 seconds"),
     )
@@ -301,7 +304,7 @@ def test_a_reviewer_added_to_an_approved_claim_is_mailed_that_it_is_in_review(
 
     reviewer_assign(claim=ready_claim, reviewer=ReviewerFactory(), editor=editor)
 
-    assert "Find it under My reviews." in mailoutbox[-1].body
+    assert "It is in review now: you can decide on it." in mailoutbox[-1].body
     assert "not in review yet" not in mailoutbox[-1].body
 
 
@@ -339,7 +342,7 @@ def test_the_author_cannot_be_assigned_as_reviewer(editor):
     claim = ClaimFactory(author=editor)
     editor.groups.add(*ReviewerFactory().groups.all())
 
-    with pytest.raises(ValidationError, match="author cannot review"):
+    with pytest.raises(ValidationError, match="wrote this claim, so someone else must review it"):
         reviewer_assign(claim=claim, reviewer=editor, editor=EditorFactory())
 
 
@@ -550,7 +553,7 @@ def test_any_change_voids_the_sign_off_and_puts_the_claim_back_in_review(
     assert AuditEvent.objects.filter(action="assignment.voided", target_id=str(claim.pk)).exists()
     voided = [message for message in mailoutbox if "no longer holds" in message.subject]
     assert [message.to for message in voided] == [[reviewer.email]]
-    assert "Please review it again under My reviews." in voided[0].body
+    assert "Please review it again." in voided[0].body
 
 
 @pytest.mark.parametrize(
@@ -607,7 +610,7 @@ def test_a_voided_sign_off_on_a_claim_sent_back_for_changes_says_it_is_not_in_re
     voided = next(message for message in mailoutbox if "no longer holds" in message.subject)
     assert voided.to == [approving.email]
     assert "not in review now: you will get another mail when it is submitted" in voided.body
-    assert "under My reviews" not in voided.body
+    assert "Please review it again" not in voided.body
     assert Claim.objects.get(pk=claim.pk).status == ClaimStatus.CHANGES_REQUESTED
 
 

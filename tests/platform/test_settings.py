@@ -46,10 +46,33 @@ def test_with_debug_off_the_app_refuses_empty_allowed_hosts():
 
 def test_with_debug_off_and_both_set_the_app_starts():
     result = start_django(
-        DEBUG="false", SECRET_KEY="a-real-secret-" * 5, ALLOWED_HOSTS="factcheck.example.org"
+        DEBUG="false",
+        SECRET_KEY="a-real-secret-" * 5,
+        ALLOWED_HOSTS="factcheck.example.org",
+        SITE_URL="https://factcheck.example.org",
     )
 
     assert result.returncode == 0, result.stderr
+
+
+def test_with_debug_off_the_app_refuses_to_start_without_the_sites_address_for_mail():
+    result = start_django(
+        DEBUG="false", SECRET_KEY="a-real-secret-" * 5, ALLOWED_HOSTS="factcheck.example.org"
+    )
+
+    assert result.returncode != 0
+    assert "SITE_URL is not set" in result.stderr
+
+
+def test_a_site_address_that_is_no_web_address_is_refused_with_the_variable_named():
+    result = start_django(DEBUG="true", SITE_URL="factcheck.example.org")
+
+    assert result.returncode != 0
+    assert "SITE_URL='factcheck.example.org' is not a web address" in result.stderr
+
+
+def test_in_development_mail_links_point_at_the_development_server():
+    assert settings.SITE_URL == "http://127.0.0.1:8000"
 
 
 def test_a_misspelt_boolean_is_refused_with_the_variable_named():

@@ -234,6 +234,7 @@ def production(tmp_path_factory):
         "DEBUG": "false",
         "SECRET_KEY": "production-probe-" * 4,
         "ALLOWED_HOSTS": "testserver",
+        "SITE_URL": "https://testserver",
         "SQLITE_PATH": ":memory:",
         "STATIC_ROOT": str(static_root),
         "LOG_LEVEL": "ERROR",

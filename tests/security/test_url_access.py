@@ -36,6 +36,7 @@ PUBLIC_URL_NAMES = {
 #: Values for route converters; middleware answers before a view looks them up.
 CONVERTER_SAMPLES = {
     "int": "1",
+    "id": "1",
     "slug": "a-slug",
     "str": "value",
     "path": "some/path",
