@@ -761,7 +761,7 @@ def test_a_form_given_back_after_a_conflict_stops_a_withdrawal_until_it_matches_
     )
     saved_statement = claim.statement
     page.click("#claim-fields button:text-is('Save')")
-    page.wait_for_selector("text=Someone else saved this claim")
+    page.wait_for_selector("text=You saved this claim at")
     assert page.input_value("#id_statement") == "My wording."
     page.click("button[value=withdraw]")
 

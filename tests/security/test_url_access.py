@@ -31,6 +31,7 @@ PUBLIC_URL_NAMES = {
     "claims:public_claim",
     "admin:login",
     "healthz",
+    "readyz",
 }
 
 #: Values for route converters; middleware answers before a view looks them up.
