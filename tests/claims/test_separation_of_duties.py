@@ -366,3 +366,40 @@ def test_an_editor_who_converted_a_report_into_anothers_draft_does_not_approve_i
 
     with pytest.raises(ValidationError, match="turned the reader's report into it"):
         correction_approve(correction=correction, approver=desk.dana)
+
+
+def test_a_dual_role_user_is_refused_on_every_path_through_her_own_claim(client, desk):
+    # Dana writes the claim's verdict, rationale and evidence, then tries every way to
+    # sign it off herself, through the pages as she would.
+    client.force_login(desk.dana)
+    unassigned = written_by(desk.dana, a_claim_by(desk.ed))
+    assign_self = client.post(page(unassigned, "reviewer_assign"), {"reviewer": desk.dana.pk})
+    assert assign_self.status_code == 422
+    assert "so someone else must review it" in assign_self.text
+    assert not unassigned.assignments.exists()
+
+    # Assigned by Ed while the claim was still his alone, then edited by her.
+    claim = a_claim_by(desk.ed)
+    reviewer_assign(claim=claim, reviewer=desk.dana, editor=desk.ed)
+    claim = written_by(desk.dana, claim)
+
+    claim_submit_for_review(claim=claim, editor=desk.ed)
+    review_page = reverse("claims:review", args=[claim.assignments.get(reviewer=desk.dana).pk])
+    opened = client.get(review_page)
+    assert "so someone else must review it" in opened.text
+    assert "Record decision" not in opened.text
+
+    decided = client.post(
+        review_page, {"decision": "approved", "comment": "", "digest": claim_digest(claim)}
+    )
+    assert decided.status_code == 403
+    assert claim.assignments.get(reviewer=desk.dana).decision == Decision.PENDING
+
+    # A claim she wrote, approved by Rosa alone: Dana is offered no Publish, and cannot.
+    approved = approved_by(written_by(desk.dana, a_claim_by(desk.ed)), desk.rosa, desk.ed)
+    assert Action.PUBLISH not in [
+        action for action, _label in client.get(approved.get_absolute_url()).context["actions"]
+    ]
+    published = client.post(page(approved, "claim_transition"), {"action": Action.PUBLISH})
+    assert published.status_code == 403
+    assert Claim.objects.get(pk=approved.pk).status == ClaimStatus.APPROVED
