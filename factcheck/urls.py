@@ -3,8 +3,6 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from django.views.generic import RedirectView
-from django_otp.plugins.otp_static.models import StaticDevice
-from django_otp.plugins.otp_totp.models import TOTPDevice
 
 # Registers the <id:…> converter the apps' URLs use, before any of them is read.
 import factcheck.http  # noqa: F401
@@ -30,11 +28,6 @@ handler400 = "factcheck.views.bad_request"
 
 # The admin's login counts failed attempts against the same limits as the site's.
 admin.site.login_form = AdminLoginForm
-# Two-factor devices are each user's own, set up and turned off on their account pages
-# (audited there); django-otp's admin pages would change them unaudited.
-for _model in (TOTPDevice, StaticDevice):
-    if admin.site.is_registered(_model):
-        admin.site.unregister(_model)
 RESET_LINK_HOURS = settings.PASSWORD_RESET_TIMEOUT // 3600
 
 urlpatterns = [
