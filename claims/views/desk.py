@@ -482,16 +482,25 @@ def _reader(case, source, *, at=0):
     return reader
 
 
+def _part_or_page(request, case, claim, name, extra):
+    """
+    For htmx, the claim page's part ``name`` from ``extra`` alone (it needs no
+    more); otherwise the whole claim page with ``extra`` in it.
+    """
+    if request.htmx:
+        context = {"case": case, "claim": claim} | extra
+        return render(request, f"claims/claim_detail.html#{name}", context)
+    context = _claim_context(request, case, claim.pk, **extra)
+    return render(request, "claims/claim_detail.html", context)
+
+
 @permission_required("claims.add_evidence", raise_exception=True)
 def evidence_sources_view(request, slug, pk):
     case = _case(request, slug)
     claim = get_object_or_404(claims_visible_to(request.user), case=case, pk=pk)
     query = request.GET.get("q", "").strip()
     found = {"source_query": query, "evidence_sources": sources_for_evidence(case, query)}
-    if request.htmx:
-        context = {"case": case, "claim": claim} | found
-        return render(request, "claims/claim_detail.html#evidence-sources", context)
-    return render(request, "claims/claim_detail.html", _claim_context(request, case, pk, **found))
+    return _part_or_page(request, case, claim, "evidence-sources", found)
 
 
 @permission_required("claims.add_evidence", raise_exception=True)
@@ -499,10 +508,7 @@ def evidence_reader_view(request, slug, pk, source_pk):
     case, claim, source = _source_beside(request, slug, pk, source_pk)
     reader = _reader(case, source, at=offset_in_text(request.GET.get("at")))
     opened = {"reader": reader, "quote_form": EvidenceQuoteForm()}
-    if request.htmx:
-        context = {"case": case, "claim": claim} | opened
-        return render(request, "claims/claim_detail.html#evidence-reader", context)
-    return render(request, "claims/claim_detail.html", _claim_context(request, case, pk, **opened))
+    return _part_or_page(request, case, claim, "evidence-reader", opened)
 
 
 @permission_required("claims.add_evidence", raise_exception=True)
