@@ -70,6 +70,9 @@ class SearchEntry(models.Model):
     url = models.CharField(max_length=500)
     location = models.CharField(max_length=100, blank=True)
     position = models.PositiveIntegerField(default=0, help_text="Order within the object.")
+    #: The passage's language (a code from factcheck.languages), which picks the
+    #: PostgreSQL text search configuration its words are stemmed with.
+    language = models.CharField(max_length=16, blank=True, default="")
 
     class Meta:
         ordering = ["kind", "object_id", "position"]
@@ -112,3 +115,23 @@ class Organisation(models.Model):
         """The organisation's settings (created with defaults on first use)."""
         organisation, _created = cls.objects.get_or_create(pk=1)
         return organisation
+
+
+class Preferences(models.Model):
+    """A desk user's own settings: for now, the interface language they chose."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preferences"
+    )
+    language = models.CharField(
+        max_length=16,
+        blank=True,
+        help_text="A language code from LANGUAGES; empty follows the browser.",
+    )
+
+    class Meta:
+        verbose_name = "preferences"
+        verbose_name_plural = "preferences"
+
+    def __str__(self):
+        return f"{self.user}: {self.language or 'browser'}"
