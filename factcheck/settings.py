@@ -138,6 +138,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "factcheck.context_processors.navigation",
@@ -278,6 +279,7 @@ LANGUAGES = [
     ("ar", "العربية"),
 ]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+FORMAT_MODULE_PATH = ["factcheck.formats"]
 USE_TZ = True
 
 STATIC_URL = "static/"
