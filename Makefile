@@ -11,7 +11,7 @@ LOCK     := requirements/dev.txt
 LOCKS    := requirements/base.txt requirements/dev.txt
 UV_LOCK  := $(VENV)/bin/uv pip compile pyproject.toml --generate-hashes --universal --python-version 3.12
 
-.PHONY: setup run test bench bench-web load backup restore lint format clean screenshots audit lock
+.PHONY: setup translations messages run test bench bench-web load backup restore lint format clean screenshots audit lock
 
 # Installs exactly the lock (pip refuses any file whose hash is not in it), then the project
 # itself, editable and without dependencies (its build backend comes from build isolation).
@@ -31,13 +31,35 @@ $(STAMP): pyproject.toml $(LOCKS) scripts/find-python
 
 setup: $(STAMP)
 
+## Compile the translation catalogues locale/*/LC_MESSAGES/*.po to the .mo files Django
+## reads, with Babel (pure Python: no GNU gettext needed). The .mo files are built, never
+## committed; a .mo whose content would not change is left alone.
+translations: setup
+	@DEBUG=$${DEBUG:-true} $(PY) manage.py compile_translations
+
+## Refresh the catalogues of es, pt_BR, fr and ar from the marked strings in the code
+## (Django's makemessages: GNU gettext's xgettext and msgmerge). The options are
+## MAKEMESSAGES_OPTIONS in factcheck/management/commands/compile_translations.py, which
+## the catalogue test uses too; keep the two the same. Then translate, and `make translations`.
+MESSAGES_IGNORE := -i .venv -i var -i tests -i bench -i docs -i test-artifacts -i build -i '*.egg-info'
+messages: setup
+	@for tool in xgettext msgmerge msguniq; do command -v $$tool > /dev/null || { \
+		echo "make messages needs GNU gettext ($$tool is missing): apt-get install gettext" \
+		"(macOS: brew install gettext)"; exit 2; }; done
+	DEBUG=$${DEBUG:-true} $(PY) manage.py makemessages -d django -e html,txt,py \
+		$(MESSAGES_IGNORE) -i static --no-obsolete --add-location=file \
+		-l es -l pt_BR -l fr -l ar
+	DEBUG=$${DEBUG:-true} $(PY) manage.py makemessages -d djangojs -e js \
+		$(MESSAGES_IGNORE) -i static/vendor -i claims -i sources -i factcheck \
+		--no-obsolete --add-location=file -l es -l pt_BR -l fr -l ar
+
 ## Migrate the SQLite database, seed the first case and demo users, and serve
 ## http://127.0.0.1:8000 with the background-task worker beside it.
-run: setup
+run: setup translations
 	@DEBUG=true scripts/run-dev
 
 ## The whole test suite (SQLite by default; DATABASE_URL=postgres://… for PostgreSQL).
-test: setup
+test: setup translations
 	DEBUG=true $(PY) -m pytest $(PYTEST_ARGS)
 
 ## Refresh the README walkthrough's pictures in docs/screenshots from the browser journey.
