@@ -4,11 +4,14 @@ Full-text search across sources' text and claims, behind one function.
 The apps that own content write passages with ``replace_entries``; ``search``
 finds them with the database's own full-text engine: SQLite's FTS5 (an
 external-content table kept in step by triggers) or PostgreSQL's text search
-(a GIN index on the stored ``document`` column, ``to_tsvector('english',
-title || ' ' || body)``, migration 0006). Snippets
-come back as safe HTML: the passage escaped, the matches in ``<mark>``; on
-PostgreSQL they are cut in Python around the words the server matched
-(``_headlines``).
+(a GIN index on the stored ``document`` column, migration 0006). Each passage
+has a language (factcheck.languages): on PostgreSQL its ``document`` is made
+with that language's text search configuration, and a query matches a passage
+as stemmed in the passage's own language (migration 0011). SQLite has one word
+index for every language, and a trigram index beside it for the words of
+scripts written without spaces. Snippets come back as safe HTML: the passage
+escaped, the matches in ``<mark>``; on PostgreSQL they are cut in Python
+around the words the server matched (``_headlines``).
 """
 
 import functools
@@ -22,12 +25,21 @@ from django.db import connection, transaction
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
+from factcheck.languages import (
+    CONTENT_LANGUAGES,
+    OTHER_CONFIGURATION,
+    WITHOUT_SPACES,
+    search_configuration,
+    written_without_spaces,
+)
 from factcheck.models import SearchEntry
 
 # Control characters that never occur in stored text (extraction strips them),
 # so they can mark matches in a snippet before it is escaped.
 MATCH_START, MATCH_END = "\x02", "\x03"
 SNIPPET_WORDS = 28
+#: A snippet's length in characters where words are not set apart by spaces.
+SNIPPET_CHARS = 120
 HEADLINE_OPTIONS = (
     f"StartSel={MATCH_START}, StopSel={MATCH_END}, MaxWords={SNIPPET_WORDS}, "
     'MinWords=12, MaxFragments=2, FragmentDelimiter=" … "'
@@ -40,10 +52,34 @@ NOT_A_TAG = "\x04"
 FIRST_MARKED = re.compile(f"{MATCH_START}([^{MATCH_END}]+){MATCH_END}")
 #: The headline of each (id, body) pair given, made from that very text.
 HEADLINE_SQL = (
-    "SELECT t.id, ts_headline('english', replace(t.body, '<', %s), "
-    "plainto_tsquery('english', %s), %s) "
-    "FROM unnest(%s::bigint[], %s::text[]) AS t(id, body)"
+    "SELECT t.id, ts_headline(t.config::regconfig, replace(t.body, '<', %s), "
+    "plainto_tsquery(t.config::regconfig, factcheck_search_text(t.config::regconfig, %s)), %s) "
+    "FROM unnest(%s::bigint[], %s::text[], %s::text[]) AS t(id, body, config)"
 )
+#: Every language a passage may be in ("" when not known), with the configuration
+#: its passages are indexed with (migration 0011).
+INDEXED_LANGUAGES = [
+    ("", search_configuration("")),
+    *((language.code, language.search_configuration) for language in CONTENT_LANGUAGES),
+]
+#: The query as each configuration reads it, one row per distinct reading (most
+#: words read alike in several languages: one index scan serves them all), with
+#: the languages whose passages it is matched against. ``rest`` stands for the
+#: codes the list does not hold, indexed as "other" is.
+QUERIES_SQL = (
+    "WITH q AS ("
+    "SELECT plainto_tsquery(c.config::regconfig, "
+    "factcheck_search_text(c.config::regconfig, %s)) AS query, "
+    "array_agg(c.language) AS languages, bool_or(c.config = %s) AS rest "
+    "FROM unnest(%s::text[], %s::text[]) AS c(language, config) GROUP BY 1) "
+)
+#: A passage matches the query as read in the passage's own language.
+MATCHES_SQL = (
+    "e.document @@ q.query AND (e.language = ANY(q.languages) "
+    "OR (q.rest AND e.language <> ALL(%s)))"
+)
+#: The fewest characters FTS5's trigram index can look for.
+TRIGRAM = 3
 #: The GIN index on the stored document (migration 0006).
 DOCUMENT_INDEX = "factcheck_searchentry_document"
 WORD = re.compile(r"\w+", re.UNICODE)
@@ -77,8 +113,12 @@ class Hit:
 
 
 @transaction.atomic
-def replace_entries(*, kind, object_id, passages):
-    """Make ``passages`` the searchable text of the object (``kind``, ``object_id``)."""
+def replace_entries(*, kind: str, object_id: int, passages, language: str = "") -> None:
+    """
+    Make ``passages`` the searchable text of the object (``kind``,
+    ``object_id``), in ``language`` (a code of factcheck.languages; "" when it
+    is not known, searched as English on PostgreSQL, as before texts had one).
+    """
     SearchEntry.objects.filter(kind=kind, object_id=object_id).delete()
     SearchEntry.objects.bulk_create(
         SearchEntry(
@@ -89,6 +129,7 @@ def replace_entries(*, kind, object_id, passages):
             url=passage.url[:500],
             location=passage.location[:100],
             position=position,
+            language=language,
         )
         for position, passage in enumerate(passages)
     )
@@ -230,15 +271,60 @@ def _sqlite_match(terms):
     return " ".join('"' + term.replace('"', '""') + '"' for term in terms)
 
 
+def _postgresql_queries_params(query):
+    return [
+        query,
+        OTHER_CONFIGURATION,
+        [language for language, _config in INDEXED_LANGUAGES],
+        [config for _language, config in INDEXED_LANGUAGES],
+    ]
+
+
+def _postgresql_known_languages():
+    return [language for language, _config in INDEXED_LANGUAGES]
+
+
+def _sqlite_trigram_sql(terms):
+    """
+    ``(FROM and WHERE, params)`` finding passages by the trigram index: a query
+    with words of a script written without spaces, which the word index reads
+    as whole runs ("東京都の人口は増えた" is one word there). Each word is looked
+    for inside the text. One too short for a trigram ("人口") is looked for in
+    the passages the longer words found; with no longer word, in every passage
+    of a language written without spaces (a scan, without an index), besides
+    the passages that have the words as words.
+    """
+    long = [term for term in terms if len(term) >= TRIGRAM]
+    short = [term for term in terms if len(term) < TRIGRAM]
+    inside = ["instr(lower(e.title || ' ' || e.body), %s) > 0"] * len(short)
+    inside_params = [term.lower() for term in short]
+    if long:
+        return (
+            "FROM factcheck_searchentry_trigram JOIN factcheck_searchentry e "
+            "ON e.id = factcheck_searchentry_trigram.rowid "
+            "WHERE " + " AND ".join(["factcheck_searchentry_trigram MATCH %s", *inside]),
+            [_sqlite_match(long), *inside_params],
+        )
+    languages = ", ".join(["%s"] * len(WITHOUT_SPACES))
+    return (
+        # Placeholders only; in parentheses, as the claims' filter is added with AND.
+        f"FROM factcheck_searchentry e WHERE ((e.language IN ({languages}) AND "  # noqa: S608
+        + " AND ".join(inside)
+        + ") OR e.id IN (SELECT rowid FROM factcheck_searchentry_fts "
+        "WHERE factcheck_searchentry_fts MATCH %s))",
+        [*sorted(WITHOUT_SPACES), *inside_params, _sqlite_match(terms)],
+    )
+
+
 def _count(terms, claim_ids):
     only, only_params = _claims_filter(claim_ids)
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            cursor.execute(
-                "SELECT count(*) FROM factcheck_searchentry e "  # noqa: S608 (placeholders only)
-                "WHERE e.document @@ plainto_tsquery('english', %s)" + only,
-                [" ".join(terms), *only_params],
-            )
+            ctes, found, _rank, params = _postgresql_found(terms)
+            cursor.execute(ctes + "SELECT count(*) " + found + only, [*params, *only_params])
+        elif written_without_spaces(" ".join(terms)):
+            sql, params = _sqlite_trigram_sql(terms)
+            cursor.execute("SELECT count(*) " + sql + only, [*params, *only_params])
         elif claim_ids is None:
             cursor.execute(
                 "SELECT count(*) FROM factcheck_searchentry_fts WHERE factcheck_searchentry_fts "
@@ -262,7 +348,9 @@ def _fetch(terms, offset, limit, claim_ids):
     window holds no hit to tell it).
     """
     if connection.vendor == "postgresql":
-        return _fetch_postgresql(" ".join(terms), offset, limit, claim_ids)
+        return _fetch_postgresql(terms, offset, limit, claim_ids)
+    if written_without_spaces(" ".join(terms)):
+        return _fetch_sqlite_trigram(terms, offset, limit, claim_ids), None
     only, only_params = _claims_filter(claim_ids)
     with connection.cursor() as cursor:
         cursor.execute(
@@ -291,32 +379,126 @@ def _fetch(terms, offset, limit, claim_ids):
     return hits, None
 
 
-def _fetch_postgresql(query, offset, limit, claim_ids):
+def _fetch_sqlite_trigram(terms, offset, limit, claim_ids):
     only, only_params = _claims_filter(claim_ids)
+    sql, params = _sqlite_trigram_sql(terms)
+    # Without the trigram index (only short words), no rank: the order they were written in.
+    order = "rank, e.id" if sql.startswith("FROM factcheck_searchentry_trigram") else "e.id"
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT e.id, e.body, e.kind, e.object_id, e.title, e.url, e.location, "
-            "count(*) OVER () "
-            "FROM factcheck_searchentry e, plainto_tsquery('english', %s) q "
-            "WHERE e.document @@ q" + only + " "
-            "ORDER BY ts_rank(e.document, q) DESC, e.id "
-            "LIMIT %s OFFSET %s",
-            [query, *only_params, limit, offset],
+            "SELECT e.kind, e.object_id, e.title, e.url, e.location, e.body "
+            + sql
+            + only
+            + f" ORDER BY {order} LIMIT %s OFFSET %s",
+            [*params, *only_params, limit, offset],
         )
         rows = cursor.fetchall()
-    headlines = _headlines(query, {pk: body for pk, body, *_ in rows})
+    return [
+        _hit(kind, object_id, title, url, location, body, _substring_snippet(body, terms))
+        for kind, object_id, title, url, location, body in rows
+    ]
+
+
+def _postgresql_found(terms):
+    """
+    ``(WITH …, FROM … WHERE …, the order's rank, params)`` of the entries matching
+    ``terms`` on PostgreSQL, as ``e``: each matched by the query read in its
+    own language (``QUERIES_SQL``), and, for a query in a script written
+    without spaces, the entries in such a language that hold every word
+    anywhere in their text, which the trigram index finds (migration 0012):
+    their ``document`` has the whole run of characters for one word.
+    """
+    query = " ".join(terms)
+    params = [*_postgresql_queries_params(query), _postgresql_known_languages()]
+    if not written_without_spaces(query):
+        return (
+            QUERIES_SQL,
+            "FROM q JOIN factcheck_searchentry e ON " + MATCHES_SQL + " WHERE TRUE",
+            "ts_rank(e.document, q.query)",
+            params,
+        )
+    # Literals, as the trigram index's own condition is written, for the planner to match.
+    languages = ", ".join(f"'{code}'" for code in sorted(WITHOUT_SPACES))
+    inside = " AND ".join(["(s.title || ' ' || s.body) ILIKE %s"] * len(terms))
+    return (
+        # Placeholders and our own constants only.
+        QUERIES_SQL + ", m AS (SELECT found.id, max(found.rank) AS rank FROM ("  # noqa: S608
+        "SELECT e.id, ts_rank(e.document, q.query) AS rank "
+        "FROM q JOIN factcheck_searchentry e ON " + MATCHES_SQL + " "  # noqa: S608
+        # Found inside a run of characters: after those found as words.
+        "UNION ALL SELECT s.id, 0 FROM factcheck_searchentry s "
+        f"WHERE s.language IN ({languages}) AND {inside}"
+        ") AS found GROUP BY found.id) ",
+        "FROM m JOIN factcheck_searchentry e ON e.id = m.id WHERE TRUE",
+        "m.rank",
+        [*params, *(f"%{_like_escaped(term)}%" for term in terms)],
+    )
+
+
+def _like_escaped(term):
+    return term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _fetch_postgresql(terms, offset, limit, claim_ids):
+    only, only_params = _claims_filter(claim_ids)
+    ctes, found, rank, params = _postgresql_found(terms)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            ctes + "SELECT e.id, e.body, e.language, e.kind, e.object_id, e.title, e.url, "
+            "e.location, count(*) OVER () " + found + only + " "
+            f"ORDER BY {rank} DESC, e.id "
+            "LIMIT %s OFFSET %s",
+            [*params, *only_params, limit, offset],
+        )
+        rows = cursor.fetchall()
+    query = " ".join(terms)
+    # Words found inside runs of characters are marked where they stand.
+    inside = written_without_spaces(query)
+    headlines = _headlines(
+        query,
+        {
+            pk: body
+            for pk, body, language, *_ in rows
+            if not (inside and language in WITHOUT_SPACES)
+        },
+        {pk: search_configuration(language) for pk, _body, language, *_ in rows},
+    )
     hits = [
-        _hit(kind, object_id, title, url, location, body, headlines[pk])
-        for pk, body, kind, object_id, title, url, location, _total in rows
+        _hit(
+            kind,
+            object_id,
+            title,
+            url,
+            location,
+            body,
+            headlines[pk] if pk in headlines else _substring_snippet(body, terms),
+        )
+        for pk, body, _language, kind, object_id, title, url, location, _total in rows
     ]
     return hits, rows[0][-1] if rows else None
 
 
-def _headlines(query, bodies):
+def _substring_snippet(body, terms):
+    """
+    A snippet of ``body`` for words found inside runs of characters (the
+    trigram search): ``SNIPPET_CHARS`` characters from a little before the
+    first match, every occurrence of the query's words in it marked.
+    """
+    found = re.compile("|".join(map(re.escape, sorted(terms, key=len, reverse=True))), re.I)
+    first = found.search(body)
+    start = max(0, first.start() - SNIPPET_CHARS // 4) if first else 0
+    end = min(len(body), start + SNIPPET_CHARS)
+    marked = found.sub(lambda match: MATCH_START + match.group() + MATCH_END, body[start:end])
+    return ("…" if start else "") + marked + ("…" if end < len(body) else "")
+
+
+def _headlines(query, bodies, configs=None):
     """
     ``{entry id: headline}`` for the entries in ``bodies`` (``{id: body}``),
     the matches between ``MATCH_START`` and ``MATCH_END``, made from the bodies
-    the search read (even if an entry was replaced since).
+    the search read (even if an entry was replaced since), each read with its
+    text search configuration (``configs``, ``{id: configuration}``; English
+    for an entry it leaves out).
 
     PostgreSQL's ``ts_headline`` parses each whole passage again, which took
     most of a new search's time (20 passages, 3 ms of the server's CPU). Here
@@ -326,6 +508,7 @@ def _headlines(query, bodies):
     word turns up (its match is spelled unlike the query word: "dying" stands
     for "die") gets ``ts_headline``'s.
     """
+    configs = {pk: (configs or {}).get(pk, search_configuration("")) for pk in bodies}
     heads = {term.lower()[:3] for term in TERM.findall(query)}
     # Every word that begins as a query word does, whatever its case.
     candidate = re.compile(
@@ -335,12 +518,14 @@ def _headlines(query, bodies):
         pk: [(m.start(), m.end(), m.group().lower()) for m in candidate.finditer(body)]
         for pk, body in bodies.items()
     }
-    words = sorted({word for spans in found.values() for *_span, word in spans})
+    words = sorted({(word, configs[pk]) for pk, spans in found.items() for *_s, word in spans})
     lexemes_of = _query_lexemes_of(words, query) if words else {}
     headlines, unmatched = {}, {}
     for pk, body in bodies.items():
         matches = [
-            (start, end, lexemes_of[word]) for start, end, word in found[pk] if word in lexemes_of
+            (start, end, lexemes_of[word, configs[pk]])
+            for start, end, word in found[pk]
+            if (word, configs[pk]) in lexemes_of
         ]
         if matches:
             headlines[pk] = _headline(body, matches)
@@ -350,7 +535,14 @@ def _headlines(query, bodies):
         with connection.cursor() as cursor:
             cursor.execute(
                 HEADLINE_SQL,
-                [NOT_A_TAG, query, HEADLINE_OPTIONS, list(unmatched), list(unmatched.values())],
+                [
+                    NOT_A_TAG,
+                    query,
+                    HEADLINE_OPTIONS,
+                    list(unmatched),
+                    list(unmatched.values()),
+                    [configs[pk] for pk in unmatched],
+                ],
             )
             headlines |= {
                 pk: headline.replace(NOT_A_TAG, "<") for pk, headline in cursor.fetchall()
@@ -359,15 +551,23 @@ def _headlines(query, bodies):
 
 
 def _query_lexemes_of(words, query):
-    """``{word: the query's lexemes it stands for}``, for those of ``words`` that stand for any."""
+    """
+    ``{(word, configuration): the query's lexemes it stands for}``, for those of
+    ``words`` (``(word, configuration)`` pairs) that stand for any, the word and
+    the query both read with that configuration.
+    """
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT w, array_agg(t.lexeme) "
-            "FROM unnest(%s::text[]) AS w, unnest(to_tsvector('english', w)) AS t "
-            "WHERE t.lexeme = ANY(tsvector_to_array(to_tsvector('english', %s))) GROUP BY w",
-            [words, query],
+            "SELECT w.word, w.config, array_agg(t.lexeme) "
+            "FROM unnest(%s::text[], %s::text[]) AS w(word, config), "
+            "unnest(to_tsvector(w.config::regconfig, "
+            "factcheck_search_text(w.config::regconfig, w.word))) AS t "
+            "WHERE t.lexeme = ANY(tsvector_to_array(to_tsvector(w.config::regconfig, "
+            "factcheck_search_text(w.config::regconfig, %s)))) "
+            "GROUP BY w.word, w.config",
+            [[word for word, _config in words], [config for _word, config in words], query],
         )
-        return {word: frozenset(lexemes) for word, lexemes in cursor.fetchall()}
+        return {(word, config): frozenset(lexemes) for word, config, lexemes in cursor.fetchall()}
 
 
 #: Words of context a snippet shows before the first match it holds.
@@ -505,6 +705,8 @@ def _occurrence_shown(body, snippet, marked):
     after = words(tail)[: -1 if cut_after else None][:CONTEXT_WORDS]
     occurrences = list(
         re.finditer(rf"(?<!\w){re.escape(marked.group(1))}(?!\w)", body, re.IGNORECASE)
+    ) or list(  # a word found inside a run of characters (the trigram search)
+        re.finditer(re.escape(marked.group(1)), body, re.IGNORECASE)
     )
     for occurrence in occurrences:
         preceding = words(body[: occurrence.start()][-40 * CONTEXT_WORDS :])
