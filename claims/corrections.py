@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from claims.models import (
     Case,
@@ -140,18 +141,20 @@ def correction_draft(
     require_editor(editor, "draft a correction")
     if claim is not None and claim.status != ClaimStatus.PUBLISHED:
         raise ValidationError(
-            "Only a published claim is corrected; edit a draft claim directly.",
+            _("Only a published claim is corrected; edit a draft claim directly."),
             code="claim_not_published",
         )
     if claim is not None and claim.case_id != case.pk:
         raise ValidationError(
-            f"The claim is not one of the case “{case}”.", code="claim_of_another_case"
+            _("The claim is not one of the case “%(case)s”.") % {"case": case},
+            code="claim_of_another_case",
         )
     if claim is not None:
         _refuse_if_retracted(claim)
     if not case.claims.filter(status=ClaimStatus.PUBLISHED).exists():
         raise ValidationError(
-            f"The case “{case}” has nothing published yet; a correction is of published work.",
+            _("The case “%(case)s” has nothing published yet; a correction is of published work.")
+            % {"case": case},
             code="case_not_published",
         )
     if supersedes is not None:
@@ -160,16 +163,23 @@ def correction_draft(
             _refuse_if_retracted(supersedes.claim)
         if supersedes.status != CorrectionStatus.PUBLISHED:
             raise ValidationError(
-                "Only a published entry can be superseded.", code="supersedes_unpublished"
+                _("Only a published entry can be superseded."), code="supersedes_unpublished"
             )
         if supersedes.case_id != case.pk or (
             claim is not None and supersedes.claim_id not in (None, claim.pk)
         ):
+            if supersedes.case_id == case.pk:
+                sentence = _(
+                    "Entry %(sequence)s is about another claim; a later entry supersedes one "
+                    "about the same thing."
+                )
+            else:
+                sentence = _(
+                    "Entry %(sequence)s is about another case; a later entry supersedes one "
+                    "about the same thing."
+                )
             raise ValidationError(
-                f"Entry {supersedes.sequence} is about another "
-                f"{'claim' if supersedes.case_id == case.pk else 'case'}; a later entry "
-                "supersedes one about the same thing.",
-                code="supersedes_other",
+                sentence % {"sequence": supersedes.sequence}, code="supersedes_other"
             )
     correction = Correction(
         case=case,
@@ -194,8 +204,11 @@ def _refuse_if_retracted(claim: Claim) -> None:
     )
     if retraction is not None:
         raise ValidationError(
-            f"This claim's fact-check was retracted in entry {retraction} of the log; "
-            "nothing more is published about it.",
+            _(
+                "This claim's fact-check was retracted in entry %(sequence)s of the log; "
+                "nothing more is published about it."
+            )
+            % {"sequence": retraction},
             code="claim_retracted",
         )
 
@@ -219,15 +232,17 @@ def correction_approve(*, correction: Correction, approver: User) -> Correction:
     correction = _locked(correction)
     _refuse_if_published(correction)
     if correction.status != CorrectionStatus.DRAFT:
-        raise ValidationError("Only a draft can be approved.", code="not_draft")
+        raise ValidationError(_("Only a draft can be approved."), code="not_draft")
     if not (is_editor(approver) or is_reviewer(approver)):
         raise NotAllowed(
-            "Only an editor or a reviewer can approve a correction.", code="not_allowed"
+            _("Only an editor or a reviewer can approve a correction."), code="not_allowed"
         )
     if approver.pk in correction_contributors(correction):
         raise ValidationError(
-            "A second person must approve a correction, not one who drafted it or turned "
-            "the reader's report into it.",
+            _(
+                "A second person must approve a correction, not one who drafted it or turned "
+                "the reader's report into it."
+            ),
             code="same_person",
         )
     correction.status = CorrectionStatus.APPROVED
@@ -251,7 +266,7 @@ def correction_publish(*, correction: Correction, editor: User) -> Correction:
     _refuse_if_published(correction)
     if correction.status != CorrectionStatus.APPROVED:
         raise ValidationError(
-            "A correction is published once a second person has approved it.",
+            _("A correction is published once a second person has approved it."),
             code="not_approved",
         )
     # One writer at a time appends to the chain: lock its head.
@@ -329,8 +344,11 @@ def _refuse_if_published(correction: Correction) -> None:
     # A stale page still offers the step: say what happened instead.
     if correction.status == CorrectionStatus.PUBLISHED:
         raise ValidationError(
-            f"This correction is already published, as entry {correction.sequence} of the "
-            "log: nothing was done.",
+            _(
+                "This correction is already published, as entry %(sequence)s of the log: "
+                "nothing was done."
+            )
+            % {"sequence": correction.sequence},
             code="published",
         )
 
@@ -338,7 +356,7 @@ def _refuse_if_published(correction: Correction) -> None:
 def discarded_meanwhile() -> ValidationError:
     """The refusal of a step on a correction that is no longer there."""
     return ValidationError(
-        "This correction was discarded meanwhile: nothing was done.", code="gone"
+        _("This correction was discarded meanwhile: nothing was done."), code="gone"
     )
 
 
@@ -354,7 +372,7 @@ def correction_discard(*, correction: Correction, editor: User) -> None:
     correction = _locked(correction)
     if correction.status == CorrectionStatus.PUBLISHED:
         raise ValidationError(
-            "A published entry is never removed; publish a later entry that supersedes it.",
+            _("A published entry is never removed; publish a later entry that supersedes it."),
             code="published",
         )
     reopened = list(correction.reports.all())

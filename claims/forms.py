@@ -6,7 +6,10 @@ from django.core.validators import slug_re
 from django.db.models import Value
 from django.db.models.functions import Coalesce, Concat, Lower, NullIf
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.functional import cached_property
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from claims.models import (
     CORRECTION_TEXT_CHARS,
@@ -47,12 +50,20 @@ class ClaimForm(forms.ModelForm):
             "statement": forms.Textarea(attrs={"rows": 3}),
             "rationale": forms.Textarea(attrs={"rows": 8}),
         }
-        help_texts = {"rationale": "Markdown: **bold**, *italic*, lists, [links](https://…)."}
+        labels = {
+            "statement": gettext_lazy("Statement"),
+            "claimant": gettext_lazy("Claimant"),
+            "verdict": gettext_lazy("Verdict"),
+            "rationale": gettext_lazy("Rationale"),
+        }
+        help_texts = {
+            "rationale": gettext_lazy("Markdown: **bold**, *italic*, lists, [links](https://…).")
+        }
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["verdict"].queryset = Rating.objects.order_by("order")
-        self.fields["verdict"].empty_label = "No verdict yet"
+        self.fields["verdict"].empty_label = _("No verdict yet")
         for name in self._meta.fields:
             self.fields[name].show_hidden_initial = True
         if not self.is_bound:
@@ -92,9 +103,10 @@ class ClaimCreateForm(forms.Form):
     statement = forms.CharField(
         max_length=Claim._meta.get_field("statement").max_length,
         widget=forms.Textarea(attrs={"rows": 2}),
-        help_text="The checkable statement, in neutral words.",
+        label=gettext_lazy("Statement"),
+        help_text=gettext_lazy("The checkable statement, in neutral words."),
     )
-    claimant = forms.CharField(required=False, max_length=300)
+    claimant = forms.CharField(required=False, max_length=300, label=gettext_lazy("Claimant"))
 
     SELECTION_FIELDS = ("start", "end", "selected_text")
 
@@ -147,11 +159,13 @@ class PassageFinderForm(forms.Form):
     use_required_attribute = False
 
     passage = forms.CharField(
-        label="Find a passage by its words",
+        label=gettext_lazy("Find a passage by its words"),
         max_length=2000,
         strip=False,
-        help_text="Type or paste the words the claim quotes, from the start of a word, capitals "
-        "aside; the claim is made of the match you pick, those words exactly.",
+        help_text=gettext_lazy(
+            "Type or paste the words the claim quotes, from the start of a word, capitals "
+            "aside; the claim is made of the match you pick, those words exactly."
+        ),
         widget=forms.TextInput(attrs={"type": "search", "autocomplete": "off"}),
     )
 
@@ -159,14 +173,18 @@ class PassageFinderForm(forms.Form):
         # Kept as typed (spaces are part of a passage), but spaces alone find nothing useful.
         passage = self.cleaned_data["passage"]
         if not passage.strip():
-            raise forms.ValidationError("Type some words of the piece to find them.", code="blank")
+            raise forms.ValidationError(
+                _("Type some words of the piece to find them."), code="blank"
+            )
         return passage
 
 
 class EvidenceForm(forms.Form):
     quotation = forms.ModelChoiceField(queryset=Quotation.objects.none(), widget=forms.HiddenInput)
-    stance = forms.ChoiceField(choices=Evidence.Stance.choices)
-    note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    stance = forms.ChoiceField(choices=Evidence.Stance.choices, label=gettext_lazy("Stance"))
+    note = forms.CharField(
+        required=False, widget=forms.Textarea(attrs={"rows": 2}), label=gettext_lazy("Note")
+    )
 
     def __init__(self, *args, claim, **kwargs):
         super().__init__(*args, **kwargs)
@@ -174,7 +192,7 @@ class EvidenceForm(forms.Form):
         self.fields["quotation"].queryset = Quotation.objects.exclude(
             version__source=claim.case.source_under_check_id
         )
-        self.fields["quotation"].error_messages["required"] = (
+        self.fields["quotation"].error_messages["required"] = _(
             "Pick a quotation from the search results first."
         )
 
@@ -200,8 +218,10 @@ class EvidenceQuoteForm(forms.Form):
     via = forms.ChoiceField(
         choices=[(VIA_SELECTION, VIA_SELECTION), (VIA_PASSAGE, VIA_PASSAGE)], required=False
     )
-    stance = forms.ChoiceField(choices=Evidence.Stance.choices)
-    note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    stance = forms.ChoiceField(choices=Evidence.Stance.choices, label=gettext_lazy("Stance"))
+    note = forms.CharField(
+        required=False, widget=forms.Textarea(attrs={"rows": 2}), label=gettext_lazy("Note")
+    )
 
     def __init__(self, *args, **kwargs):
         # Beside the claim page's other evidence form: its fields need ids of their own.
@@ -213,7 +233,7 @@ class EvidenceQuoteForm(forms.Form):
         if data.get("via") == self.VIA_PASSAGE:
             if not data.get("passage"):
                 raise forms.ValidationError(
-                    "Pick one of the passages found first, or select the passage in the text.",
+                    _("Pick one of the passages found first, or select the passage in the text."),
                     code="no_passage",
                 )
             data["start"], data["end"] = (int(part) for part in data["passage"].split("-"))
@@ -221,8 +241,10 @@ class EvidenceQuoteForm(forms.Form):
             data["selected_text"] = None
         elif data.get("start") is None or data.get("end") is None or not data.get("selected_text"):
             raise forms.ValidationError(
-                "Nothing is selected in the source's text, so nothing was attached: select the "
-                "passage, or find its words and pick it, then attach.",
+                _(
+                    "Nothing is selected in the source's text, so nothing was attached: select "
+                    "the passage, or find its words and pick it, then attach."
+                ),
                 code="nothing_selected",
             )
         return data
@@ -233,7 +255,9 @@ class PersonChoiceField(forms.ModelChoiceField):
 
     def label_from_instance(self, obj):
         name = obj.get_full_name()
-        return f"{name} ({obj.username})" if name else obj.username
+        if not name:
+            return obj.username
+        return _("%(name)s (%(username)s)") % {"name": name, "username": obj.username}
 
 
 def by_name(people):
@@ -243,9 +267,11 @@ def by_name(people):
 
 
 class AssignForm(forms.Form):
-    reviewer = PersonChoiceField(queryset=get_user_model().objects.none())
+    reviewer = PersonChoiceField(
+        queryset=get_user_model().objects.none(), label=gettext_lazy("Reviewer")
+    )
     due_on = forms.DateField(
-        required=False, label="Due", widget=forms.DateInput(attrs={"type": "date"})
+        required=False, label=gettext_lazy("Due"), widget=forms.DateInput(attrs={"type": "date"})
     )
 
     def __init__(self, *args, claim, **kwargs):
@@ -281,35 +307,48 @@ class AssignForm(forms.Form):
         due_on = self.cleaned_data["due_on"]
         if due_on is not None and due_on < timezone.localdate():
             raise forms.ValidationError(
-                "The due date %(date)s has passed: pick today or a later day.",
+                _("The due date %(date)s has passed: pick today or a later day."),
                 code="past",
-                params={"date": due_on.strftime("%-d %B %Y")},
+                params={"date": date_format(due_on, "DATE_FORMAT")},
             )
         return due_on
 
 
 class DecisionForm(forms.Form):
     decision = forms.ChoiceField(
-        choices=[(Decision.APPROVED, "Approve"), (Decision.CHANGES_REQUESTED, "Request changes")],
+        choices=[
+            (Decision.APPROVED, pgettext_lazy("claim action", "Approve")),
+            (Decision.CHANGES_REQUESTED, gettext_lazy("Request changes")),
+        ],
         widget=forms.RadioSelect,
+        label=gettext_lazy("Decision"),
     )
     comment = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 4}),
-        help_text="Required when you request changes.",
+        label=gettext_lazy("Comment"),
+        help_text=gettext_lazy("Required when you request changes."),
     )
     digest = forms.CharField(widget=forms.HiddenInput, max_length=64)
 
 
 class CommentForm(forms.Form):
-    body = forms.CharField(label="Comment", widget=forms.Textarea(attrs={"rows": 3}))
+    body = forms.CharField(label=gettext_lazy("Comment"), widget=forms.Textarea(attrs={"rows": 3}))
 
 
 class CaseForm(forms.ModelForm):
     class Meta:
         model = Case
         fields = ["title", "slug", "source_under_check", "lead_editor"]
-        help_texts = {"slug": "The case's address: lowercase words joined by hyphens."}
+        labels = {
+            "title": gettext_lazy("Title"),
+            "slug": gettext_lazy("Slug"),
+            "source_under_check": gettext_lazy("Source under check"),
+            "lead_editor": gettext_lazy("Lead editor"),
+        }
+        help_texts = {
+            "slug": gettext_lazy("The case's address: lowercase words joined by hyphens.")
+        }
         field_classes = {
             "lead_editor": PersonChoiceField,
         }
@@ -319,12 +358,14 @@ class CaseForm(forms.ModelForm):
         slug = self.cleaned_data["slug"].lower()
         if not CASE_ADDRESS.fullmatch(slug):
             raise forms.ValidationError(
-                "Use lowercase letters and digits, in words joined by single hyphens "
-                "(e.g. “three-numbers-one-announcement”).",
+                _(
+                    "Use lowercase letters and digits, in words joined by single hyphens "
+                    "(e.g. “three-numbers-one-announcement”)."
+                ),
                 code="address",
             )
         if Case.objects.filter(slug__iexact=slug).exclude(pk=self.instance.pk).exists():
-            raise forms.ValidationError("A case with this address already exists.")
+            raise forms.ValidationError(_("A case with this address already exists."))
         return slug
 
     def __init__(self, *args, **kwargs):
@@ -365,6 +406,16 @@ class CorrectionForm(forms.ModelForm):
             "new_verdict",
             "supersedes",
         ]
+        labels = {
+            "case": gettext_lazy("Case"),
+            "claim": gettext_lazy("Claim"),
+            "kind": gettext_lazy("Kind"),
+            "what_was_wrong": gettext_lazy("What was wrong"),
+            "what_is_right": gettext_lazy("What is right now"),
+            "reason": gettext_lazy("Why"),
+            "new_verdict": gettext_lazy("New verdict"),
+            "supersedes": gettext_lazy("Supersedes"),
+        }
         widgets = {
             "what_was_wrong": _LogEntryTextarea(attrs={"rows": 3}),
             "what_is_right": _LogEntryTextarea(attrs={"rows": 3}),
@@ -384,17 +435,15 @@ class CorrectionForm(forms.ModelForm):
             .exclude(pk__in=retracted)
             .select_related("case")
         )
-        self.fields[
-            "claim"
-        ].help_text = (
+        self.fields["claim"].help_text = _(
             "Leave empty for a correction of the case as a whole (a retraction names its claim)."
         )
-        self.fields["kind"].help_text = (
+        self.fields["kind"].help_text = _(
             "A retraction withdraws a published claim's fact-check and its verdict; the public "
             "page stays, marked retracted."
         )
         self.fields["new_verdict"].queryset = Rating.objects.order_by("order")
-        self.fields["new_verdict"].empty_label = "The verdict stays"
+        self.fields["new_verdict"].empty_label = _("The verdict stays")
         self.fields["supersedes"].queryset = (
             Correction.objects.filter(status="published")
             .exclude(claim_id__in=retracted)
@@ -404,12 +453,12 @@ class CorrectionForm(forms.ModelForm):
         for name in Correction.TEXT_FIELDS:
             # The model's validator refuses more; the browser stops the typing there.
             self.fields[name].widget.attrs["maxlength"] = str(CORRECTION_TEXT_CHARS)
-        self.fields["claim"].error_messages["invalid_choice"] = (
+        self.fields["claim"].error_messages["invalid_choice"] = _(
             "This claim cannot be corrected any more: it is no longer published, or its "
             "fact-check was retracted."
         )
         self.fields["supersedes"].label_from_instance = lambda entry: (
-            f"Entry {entry.sequence}: {entry}"
+            _("Entry %(sequence)s: %(entry)s") % {"sequence": entry.sequence, "entry": entry}
         )
 
 
@@ -417,12 +466,14 @@ class ErrorReportForm(forms.Form):
     """A reader's report. ``website`` is a honeypot: people never see it, bots fill it in."""
 
     message = forms.CharField(
-        label="What is wrong?", widget=forms.Textarea(attrs={"rows": 3}), max_length=5000
+        label=gettext_lazy("What is wrong?"),
+        widget=forms.Textarea(attrs={"rows": 3}),
+        max_length=5000,
     )
     email = forms.EmailField(
-        label="Your e-mail (optional, for our reply)", required=False, max_length=254
+        label=gettext_lazy("Your e-mail (optional, for our reply)"), required=False, max_length=254
     )
-    website = forms.CharField(required=False, label="Leave this empty")
+    website = forms.CharField(required=False, label=gettext_lazy("Leave this empty"))
     # Where the reader was: context for the editors, which the reader never sees
     # and cannot correct. What does not fit is cut or dropped, never refused.
     page_url = forms.CharField(widget=forms.HiddenInput, required=False, strip=False)
@@ -441,4 +492,4 @@ class ErrorReportForm(forms.Form):
 
 
 class ReplyForm(forms.Form):
-    reply = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
+    reply = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), label=gettext_lazy("Reply"))

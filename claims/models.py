@@ -8,6 +8,8 @@ from django.db.models.lookups import Exact
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.functional import cached_property
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from factcheck.text import without_control_characters
 from sources.models import Quotation, Reanchoring, Source, SourceVersion
@@ -18,17 +20,21 @@ class Rating(models.Model):
 
     label = models.CharField(max_length=60, unique=True)
     order = models.PositiveSmallIntegerField(
-        unique=True, help_text="Position on the scale, from least to most accurate."
+        unique=True, help_text=gettext_lazy("Position on the scale, from least to most accurate.")
     )
     value = models.DecimalField(
         max_digits=4,
         decimal_places=1,
         null=True,
         blank=True,
-        help_text="Numeric value for ClaimReview markup. Leave empty for ratings "
-        "that are not on the accuracy scale (such as “Unproven”).",
+        help_text=gettext_lazy(
+            "Numeric value for ClaimReview markup. Leave empty for ratings "
+            "that are not on the accuracy scale (such as “Unproven”)."
+        ),
     )
-    meaning = models.TextField(help_text="What the rating means, shown to editors and readers.")
+    meaning = models.TextField(
+        help_text=gettext_lazy("What the rating means, shown to editors and readers.")
+    )
     #: Public pages' ETags name it: a relabelled rating changes every page that shows it.
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -46,10 +52,16 @@ class Rating(models.Model):
         if stored not in (None, self.label) and self.is_on_the_public_record():
             raise ValidationError(
                 {
-                    "label": f"“{stored}” is the verdict of published fact-checks or named in "
-                    "the corrections log, whose entries are sealed with their words: it keeps "
-                    "its label. Add a rating with the new label instead (its meaning, value "
-                    "and order can still be changed here)."
+                    "label": ValidationError(
+                        _(
+                            "“%(label)s” is the verdict of published fact-checks or named in "
+                            "the corrections log, whose entries are sealed with their words: it "
+                            "keeps its label. Add a rating with the new label instead (its "
+                            "meaning, value and order can still be changed here)."
+                        )
+                        % {"label": stored},
+                        code="rating_published",
+                    )
                 },
                 code="rating_published",
             )
@@ -64,9 +76,9 @@ class Rating(models.Model):
 
 
 class CaseStatus(models.TextChoices):
-    OPEN = "open", "Open"
-    PUBLISHED = "published", "Published"
-    ARCHIVED = "archived", "Archived"
+    OPEN = "open", pgettext_lazy("case status", "Open")
+    PUBLISHED = "published", pgettext_lazy("case status", "Published")
+    ARCHIVED = "archived", pgettext_lazy("case status", "Archived")
 
 
 class Case(models.Model):
@@ -129,7 +141,13 @@ class Case(models.Model):
         super().clean()
         if self.slug in self.RESERVED_SLUGS:
             raise ValidationError(
-                {"slug": f"“{self.slug}” is the address of a page of its own: choose another."},
+                {
+                    "slug": ValidationError(
+                        _("“%(slug)s” is the address of a page of its own: choose another.")
+                        % {"slug": self.slug},
+                        code="reserved",
+                    )
+                },
                 code="reserved",
             )
         if self.pk is None:
@@ -142,26 +160,33 @@ class Case(models.Model):
             self.claims.filter(status=ClaimStatus.PUBLISHED).exists()
             or self.corrections.filter(status=CorrectionStatus.PUBLISHED).exists()
         ):
-            errors["slug"] = (
-                "The case's public pages, feeds and the sealed entries of the corrections log "
-                f"use the address “{stored['slug']}”: it stays, so that no link given out breaks."
+            errors["slug"] = ValidationError(
+                _(
+                    "The case's public pages, feeds and the sealed entries of the corrections "
+                    "log use the address “%(slug)s”: it stays, so that no link given out breaks."
+                )
+                % {"slug": stored["slug"]},
+                code="case_in_use",
             )
         if stored["source_under_check_id"] != self.source_under_check_id and self.claims.exists():
-            errors["source_under_check"] = (
-                "Every claim of this case quotes its piece under check: it stays. Open a new "
-                "case for another piece."
+            errors["source_under_check"] = ValidationError(
+                _(
+                    "Every claim of this case quotes its piece under check: it stays. Open a new "
+                    "case for another piece."
+                ),
+                code="case_in_use",
             )
         if errors:
             raise ValidationError(errors, code="case_in_use")
 
 
 class ClaimStatus(models.TextChoices):
-    DRAFT = "draft", "Draft"
-    IN_REVIEW = "in_review", "In review"
-    CHANGES_REQUESTED = "changes_requested", "Changes requested"
-    APPROVED = "approved", "Approved"
-    PUBLISHED = "published", "Published"
-    WITHDRAWN = "withdrawn", "Withdrawn"
+    DRAFT = "draft", pgettext_lazy("claim status", "Draft")
+    IN_REVIEW = "in_review", pgettext_lazy("claim status", "In review")
+    CHANGES_REQUESTED = "changes_requested", pgettext_lazy("claim status", "Changes requested")
+    APPROVED = "approved", pgettext_lazy("claim status", "Approved")
+    PUBLISHED = "published", pgettext_lazy("claim status", "Published")
+    WITHDRAWN = "withdrawn", pgettext_lazy("claim status", "Withdrawn")
 
 
 def own_passage_carried_on(quotation_id):
@@ -212,12 +237,12 @@ class Claim(models.Model):
         Quotation,
         on_delete=models.PROTECT,
         related_name="claims_made",
-        help_text="Where the piece under check makes the claim.",
+        help_text=gettext_lazy("Where the piece under check makes the claim."),
     )
     verdict = models.ForeignKey(
         Rating, null=True, blank=True, on_delete=models.PROTECT, related_name="claims"
     )
-    rationale = models.TextField(blank=True, help_text="Markdown.")
+    rationale = models.TextField(blank=True, help_text=gettext_lazy("Markdown."))
     status = models.CharField(max_length=20, choices=Status, default=Status.DRAFT)
     author = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -256,9 +281,9 @@ class Claim(models.Model):
             ),
         ]
         permissions = [
-            ("publish_claim", "Can publish an approved claim"),
-            ("assign_reviewer", "Can assign reviewers to a claim"),
-            ("sign_off_claim", "Can sign off claims as a reviewer"),
+            ("publish_claim", gettext_lazy("Can publish an approved claim")),
+            ("assign_reviewer", gettext_lazy("Can assign reviewers to a claim")),
+            ("sign_off_claim", gettext_lazy("Can sign off claims as a reviewer")),
         ]
 
     def __str__(self):
@@ -307,8 +332,14 @@ class Claim(models.Model):
             if source_id != self.case.source_under_check_id:
                 raise ValidationError(
                     {
-                        "quotation": "A claim must quote the piece under check of its "
-                        f"case (“{self.case.source_under_check}”), not another source."
+                        "quotation": ValidationError(
+                            _(
+                                "A claim must quote the piece under check of its case "
+                                "(“%(piece)s”), not another source."
+                            )
+                            % {"piece": self.case.source_under_check},
+                            code="quotation_not_from_piece_under_check",
+                        )
                     },
                     code="quotation_not_from_piece_under_check",
                 )
@@ -316,11 +347,11 @@ class Claim(models.Model):
 
 class FlagKind(models.TextChoices):
     #: A quoted passage reads differently in a new version of its source.
-    QUOTATION_CHANGED = "quotation_changed", "Quoted text changed"
+    QUOTATION_CHANGED = "quotation_changed", gettext_lazy("Quoted text changed")
     #: A quoted passage is not in a new version of its source.
-    QUOTATION_GONE = "quotation_gone", "Quoted text gone"
+    QUOTATION_GONE = "quotation_gone", gettext_lazy("Quoted text gone")
     #: A reason written before flags were rows, kept as it was written.
-    OTHER = "other", "Other"
+    OTHER = "other", gettext_lazy("Other")
 
 
 class ClaimFlagQuerySet(models.QuerySet):
@@ -384,7 +415,7 @@ class ClaimFlag(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.get_kind_display()} (claim {self.claim_id})"
+        return _("%(kind)s (claim %(id)s)") % {"kind": self.get_kind_display(), "id": self.claim_id}
 
     @property
     def is_open(self):
@@ -412,9 +443,9 @@ class ClaimFlag(models.Model):
 
 
 class Stance(models.TextChoices):
-    SUPPORTS = "supports", "Supports"
-    CONTRADICTS = "contradicts", "Contradicts"
-    CONTEXT = "context", "Context"
+    SUPPORTS = "supports", gettext_lazy("Supports")
+    CONTRADICTS = "contradicts", gettext_lazy("Contradicts")
+    CONTEXT = "context", gettext_lazy("Context")
 
 
 class Evidence(models.Model):
@@ -437,7 +468,7 @@ class Evidence(models.Model):
 
     class Meta:
         ordering = ["claim", "added_at", "id"]
-        verbose_name_plural = "evidence"
+        verbose_name_plural = gettext_lazy("evidence")
         constraints = [
             models.UniqueConstraint(
                 fields=["claim", "quotation"], name="evidence_quotation_once_per_claim"
@@ -449,13 +480,16 @@ class Evidence(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.get_stance_display()}: {self.quotation}"
+        return _("%(stance)s: %(quotation)s") % {
+            "stance": self.get_stance_display(),
+            "quotation": self.quotation,
+        }
 
 
 class Decision(models.TextChoices):
-    PENDING = "pending", "Pending"
-    APPROVED = "approved", "Approved"
-    CHANGES_REQUESTED = "changes_requested", "Changes requested"
+    PENDING = "pending", pgettext_lazy("review decision", "Pending")
+    APPROVED = "approved", pgettext_lazy("review decision", "Approved")
+    CHANGES_REQUESTED = "changes_requested", pgettext_lazy("review decision", "Changes requested")
 
 
 class ReviewAssignment(models.Model):
@@ -475,14 +509,14 @@ class ReviewAssignment(models.Model):
         related_name="+",
     )
     assigned_at = models.DateTimeField(auto_now_add=True)
-    due_on = models.DateField("due", null=True, blank=True)
+    due_on = models.DateField(gettext_lazy("due"), null=True, blank=True)
     decision = models.CharField(max_length=20, choices=Decision, default=Decision.PENDING)
     decided_at = models.DateTimeField(null=True, blank=True)
     comment = models.TextField(blank=True)
     signed_digest = models.CharField(
         max_length=64,
         blank=True,
-        help_text="SHA-256 of the claim content the reviewer approved.",
+        help_text=gettext_lazy("SHA-256 of the claim content the reviewer approved."),
     )
 
     class Meta:
@@ -528,7 +562,7 @@ class ReviewAssignment(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.reviewer} on “{self.claim}”"
+        return _("%(reviewer)s on “%(claim)s”") % {"reviewer": self.reviewer, "claim": self.claim}
 
     @property
     def awaits_decision(self):
@@ -546,24 +580,28 @@ class ReviewAssignment(models.Model):
         super().clean()
         if self.claim_id and self.reviewer_id and self.claim.author_id == self.reviewer_id:
             raise ValidationError(
-                {"reviewer": "The claim's author cannot review it."},
+                {
+                    "reviewer": ValidationError(
+                        _("The claim's author cannot review it."), code="author_cannot_review"
+                    )
+                },
                 code="author_cannot_review",
             )
 
 
 class CorrectionKind(models.TextChoices):
-    CORRECTION = "correction", "Correction"
-    CLARIFICATION = "clarification", "Clarification"
-    UPDATE = "update", "Update"
+    CORRECTION = "correction", gettext_lazy("Correction")
+    CLARIFICATION = "clarification", gettext_lazy("Clarification")
+    UPDATE = "update", gettext_lazy("Update")
     #: The fact-check of a claim is withdrawn from the public record's verdicts:
     #: its page stays, marked retracted, and search engines get no ClaimReview for it.
-    RETRACTION = "retraction", "Retraction"
+    RETRACTION = "retraction", gettext_lazy("Retraction")
 
 
 class CorrectionStatus(models.TextChoices):
-    DRAFT = "draft", "Draft"
-    APPROVED = "approved", "Approved"
-    PUBLISHED = "published", "Published"
+    DRAFT = "draft", pgettext_lazy("correction status", "Draft")
+    APPROVED = "approved", pgettext_lazy("correction status", "Approved")
+    PUBLISHED = "published", pgettext_lazy("correction status", "Published")
 
 
 class PublishedRecordError(Exception):
@@ -609,8 +647,8 @@ class Correction(models.Model):
     )
     kind = models.CharField(max_length=20, choices=Kind, default=Kind.CORRECTION)
     what_was_wrong = _log_entry_text()
-    what_is_right = _log_entry_text("what is right now")
-    reason = _log_entry_text("why", blank=True)
+    what_is_right = _log_entry_text(gettext_lazy("what is right now"))
+    reason = _log_entry_text(gettext_lazy("why"), blank=True)
     old_verdict = models.ForeignKey(
         Rating, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
@@ -620,7 +658,7 @@ class Correction(models.Model):
         blank=True,
         on_delete=models.PROTECT,
         related_name="+",
-        help_text="Set when the correction changes the claim's published verdict.",
+        help_text=gettext_lazy("Set when the correction changes the claim's published verdict."),
     )
     supersedes = models.ForeignKey(
         "self",
@@ -648,10 +686,13 @@ class Correction(models.Model):
     approved_at = models.DateTimeField(null=True, blank=True)
     published_at = models.DateTimeField(null=True, blank=True)
     sequence = models.PositiveIntegerField(
-        null=True, blank=True, unique=True, help_text="Position in the published chain."
+        null=True,
+        blank=True,
+        unique=True,
+        help_text=gettext_lazy("Position in the published chain."),
     )
     previous_sha256 = models.CharField(max_length=64, blank=True)
-    sha256 = models.CharField("SHA-256", max_length=64, blank=True)
+    sha256 = models.CharField(gettext_lazy("SHA-256"), max_length=64, blank=True)
 
     objects = CorrectionQuerySet.as_manager()
 
@@ -688,10 +729,14 @@ class Correction(models.Model):
             ),
         ]
         indexes = [models.Index(fields=["status", "-published_at"])]
-        permissions = [("publish_correction", "Can publish a correction")]
+        permissions = [("publish_correction", gettext_lazy("Can publish a correction"))]
 
     def __str__(self):
-        return f"{self.get_kind_display()} to {self.claim or self.case}"
+        # Translators: a log entry named by its kind and what it corrects: "Correction to …".
+        return _("%(kind)s to %(corrected)s") % {
+            "kind": self.get_kind_display(),
+            "corrected": self.claim or self.case,
+        }
 
     def save(self, *args, **kwargs):
         if not self._state.adding:
@@ -723,22 +768,41 @@ class Correction(models.Model):
         super().clean()
         if self.claim_id and self.case_id and self.claim.case_id != self.case_id:
             raise ValidationError(
-                {"claim": "The claim must belong to the corrected case."},
+                {
+                    "claim": ValidationError(
+                        _("The claim must belong to the corrected case."), code="claim_not_in_case"
+                    )
+                },
                 code="claim_not_in_case",
             )
         if self.new_verdict_id and not self.claim_id:
             raise ValidationError(
-                {"new_verdict": "Only a correction of a claim can change a verdict."},
+                {
+                    "new_verdict": ValidationError(
+                        _("Only a correction of a claim can change a verdict."),
+                        code="verdict_without_claim",
+                    )
+                },
                 code="verdict_without_claim",
             )
         if self.kind == CorrectionKind.RETRACTION and not self.claim_id:
             raise ValidationError(
-                {"claim": "A retraction names the published claim whose fact-check it retracts."},
+                {
+                    "claim": ValidationError(
+                        _("A retraction names the published claim whose fact-check it retracts."),
+                        code="retraction_without_claim",
+                    )
+                },
                 code="retraction_without_claim",
             )
         if self.kind == CorrectionKind.RETRACTION and self.new_verdict_id:
             raise ValidationError(
-                {"new_verdict": "A retraction gives no new verdict: it withdraws the fact-check."},
+                {
+                    "new_verdict": ValidationError(
+                        _("A retraction gives no new verdict: it withdraws the fact-check."),
+                        code="retraction_with_verdict",
+                    )
+                },
                 code="retraction_with_verdict",
             )
 
@@ -760,13 +824,13 @@ class Comment(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.author} on “{self.claim}”"
+        return _("%(author)s on “%(claim)s”") % {"author": self.author, "claim": self.claim}
 
 
 class ReportStatus(models.TextChoices):
-    OPEN = "open", "Open"
-    CONVERTED = "converted", "Turned into a correction"
-    CLOSED = "closed", "Closed with a reply"
+    OPEN = "open", pgettext_lazy("report status", "Open")
+    CONVERTED = "converted", gettext_lazy("Turned into a correction")
+    CLOSED = "closed", gettext_lazy("Closed with a reply")
 
 
 class ErrorReport(models.Model):
@@ -781,10 +845,11 @@ class ErrorReport(models.Model):
     claim = models.ForeignKey(
         Claim, null=True, blank=True, on_delete=models.SET_NULL, related_name="error_reports"
     )
-    message = models.TextField("what is wrong")
+    message = models.TextField(gettext_lazy("what is wrong"))
     email = models.EmailField(blank=True)
     sender_key = models.CharField(
-        max_length=64, help_text="A keyed hash of the sender's address, for rate limiting."
+        max_length=64,
+        help_text=gettext_lazy("A keyed hash of the sender's address, for rate limiting."),
     )
     status = models.CharField(max_length=20, choices=ReportStatus, default=ReportStatus.OPEN)
     reply = models.TextField(blank=True)
@@ -805,4 +870,7 @@ class ErrorReport(models.Model):
         ]
 
     def __str__(self):
-        return f"Report on {self.page_url}: {self.message[:60]}"
+        return _("Report on %(page)s: %(message)s") % {
+            "page": self.page_url,
+            "message": self.message[:60],
+        }

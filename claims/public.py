@@ -11,6 +11,8 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 
 from claims.corrections import GENESIS, chain_head, verify_chain
 from claims.models import Case, Claim, ClaimStatus, Correction, CorrectionStatus, Evidence, Rating
@@ -51,7 +53,7 @@ def public_case(slug):
     case = get_object_or_404(Case.objects.select_related("source_under_check"), slug=slug)
     claims = list(published_claims().filter(case=case))
     if not claims:
-        raise Http404("This case has no published fact-checks.")
+        raise Http404(_("This case has no published fact-checks."))
     return case, claims
 
 
@@ -262,7 +264,8 @@ def case_export(case, claims, *, absolute):
                         "annotation": web_annotation(
                             item.quotation,
                             annotation_id=f"{claim_url}#evidence-{item.pk}",
-                            body=f"{item.get_stance_display()}: {claim.statement}",
+                            body=_("%(stance)s: %(statement)s")
+                            % {"stance": item.get_stance_display(), "statement": claim.statement},
                         ),
                     }
                     for item in claim.evidence.all()
@@ -285,8 +288,8 @@ def case_export(case, claims, *, absolute):
 def page_etag(request, *parts):
     """
     An ETag for a public page: its address, what it shows (``parts``), the
-    query string, and who is looking (a logged-in reader sees their own menu,
-    with its counts).
+    query string, the language it is in, and who is looking (a logged-in
+    reader sees their own menu, with its counts).
     The address keeps one page's tag from answering for another (an entry of
     the log that does not exist is a 404, not a 304 with the log's tag).
     """
@@ -299,6 +302,9 @@ def page_etag(request, *parts):
             request.path,
             *(str(part) for part in parts),
             request.META.get("QUERY_STRING", ""),
+            # The same address answers in each reader's language: a browser holding
+            # the English page must not be told its copy still holds for Spanish.
+            get_language() or "",
             str(getattr(request.user, "pk", None)),
         ]
     )

@@ -6,6 +6,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.dispatch import receiver
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from claims.models import Claim, ClaimFlag, Evidence, FlagKind
 from claims.services import claims_signoffs_revalidate, signoffs_revalidate
@@ -67,7 +68,9 @@ def follow_confirmed_quotation(sender, reanchoring, actor, **kwargs):
     claims = repoint_quotation(reanchoring.quotation, reanchoring.new_quotation)
     for claim in claims:
         flags_clear_for(claim, reanchoring)
-        signoffs_revalidate(claim=claim, reason="a changed quotation was confirmed", actor=actor)
+        signoffs_revalidate(
+            claim=claim, reason=gettext_noop("a changed quotation was confirmed"), actor=actor
+        )
     quotation = reanchoring.new_quotation if claims else None
     while quotation is not None:
         later = (
@@ -81,7 +84,9 @@ def follow_confirmed_quotation(sender, reanchoring, actor, **kwargs):
         if later.status == AnchoringStatus.CHANGED and later.confirmed_at is not None:
             # Its new words were confirmed already: nothing left to ask, only to follow.
             for claim in repoint_quotation(quotation, later.new_quotation):
-                signoffs_revalidate(claim=claim, reason="a changed quotation was confirmed")
+                signoffs_revalidate(
+                    claim=claim, reason=gettext_noop("a changed quotation was confirmed")
+                )
             quotation = later.new_quotation
             continue
         follow_reanchored_quotations(sender, version=later.version, reanchorings=[later])

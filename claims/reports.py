@@ -10,6 +10,8 @@ from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils import translation
+from django.utils.translation import gettext as _
 
 from claims import notifications
 from claims.models import ErrorReport, ReportStatus
@@ -58,7 +60,9 @@ def report_submit(
     if cache.incr(counter) > REPORTS_PER_WINDOW:
         raise TooManyReports
     if not message.strip():
-        raise ValidationError({"message": "Say what is wrong."}, code="blank")
+        raise ValidationError(
+            {"message": ValidationError(_("Say what is wrong."), code="blank")}, code="blank"
+        )
     return ErrorReport.objects.create(
         page_url=page_url[:500],
         message=message.strip(),
@@ -80,10 +84,15 @@ def _still_open(report: ErrorReport) -> ErrorReport:
         .get(pk=report.pk)
     )
     if report.status != ReportStatus.OPEN:
-        by = f" by {report.handled_by.get_username()}" if report.handled_by else ""
+        status = report.get_status_display().lower()
+        if report.handled_by:
+            raise ValidationError(
+                _("This report was %(status)s by %(name)s meanwhile.")
+                % {"status": status, "name": report.handled_by.get_username()},
+                code="handled",
+            )
         raise ValidationError(
-            f"This report was {report.get_status_display().lower()}{by} meanwhile.",
-            code="handled",
+            _("This report was %(status)s meanwhile.") % {"status": status}, code="handled"
         )
     return report
 
@@ -95,18 +104,23 @@ def report_close(*, report: ErrorReport, editor: User, reply: str) -> ErrorRepor
     address. A report handled meanwhile is refused (``handled``).
     """
     if not reply.strip():
-        raise ValidationError({"reply": "Write the reply first."}, code="blank")
+        raise ValidationError(
+            {"reply": ValidationError(_("Write the reply first."), code="blank")}, code="blank"
+        )
     report = _still_open(report)
     report.status = ReportStatus.CLOSED
     report.reply = reply.strip()
     report.handled_by = editor
     report.save(update_fields=["status", "reply", "handled_by"])
     record(actor=editor, action="report.close", target=report, changes={"reply": report.reply})
-    notifications.mail_with_change(
-        "About the error you reported",
-        f"You wrote:\n{report.message}\n\nOur reply:\n{report.reply}",
-        [report.email],
-    )
+    # The reader has no account to say their language: the site's.
+    with translation.override(notifications.recipient_language(None)):
+        notifications.mail_with_change(
+            _("About the error you reported"),
+            _("You wrote:\n%(message)s\n\nOur reply:\n%(reply)s")
+            % {"message": report.message, "reply": report.reply},
+            [report.email],
+        )
     return report
 
 

@@ -8,6 +8,8 @@ from django.db.models import Count, Exists, F, OuterRef, Prefetch, Subquery
 from django.db.models.functions import Coalesce, Lower
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 
 from claims.models import (
     Claim,
@@ -209,9 +211,9 @@ def case_marked_part(case, version, rows, *, at=0):
                 row["start"],
                 row["end"],
                 format_html(
-                    '<a class="claim-ref" href="{}" aria-label="Claim {}" title="{}">{}</a>',
+                    '<a class="claim-ref" href="{}" aria-label="{}" title="{}">{}</a>',
                     reverse("claims:claim_detail", args=[case.slug, row["pk"]]),
-                    row["number"],
+                    _("Claim %(number)s") % {"number": row["number"]},
                     row["statement"],
                     row["number"],
                 ),
@@ -219,7 +221,12 @@ def case_marked_part(case, version, rows, *, at=0):
             for row in rows
         ]
 
-    key = (case.slug, [(r["start"], r["end"], r["pk"], r["number"], r["statement"]) for r in rows])
+    # The links' labels are in the reader's language: a part cached in one is not for another.
+    key = (
+        get_language(),
+        case.slug,
+        [(r["start"], r["end"], r["pk"], r["number"], r["statement"]) for r in rows],
+    )
     return cached_marked_part(version, spans, mark_class="claim-mark", at=at, key=key)
 
 

@@ -9,6 +9,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from claims import notifications
 from claims.models import (
@@ -122,7 +124,8 @@ class EditConflict(Conflict):
 
     def __init__(self, current: Claim):
         super().__init__(
-            f"The claim was changed by someone else (now version {current.version}).",
+            _("The claim was changed by someone else (now version %(version)s).")
+            % {"version": current.version},
             code="edit_conflict",
         )
         self.current = current
@@ -131,12 +134,16 @@ class EditConflict(Conflict):
 def _refuse_if_read_only(claim: Claim) -> None:
     if claim.status == ClaimStatus.PUBLISHED:
         raise ValidationError(
-            "A published claim is read-only; a change after publication goes through a correction.",
+            _(
+                "A published claim is read-only; a change after publication goes through a "
+                "correction."
+            ),
             code="read_only",
         )
     if claim.status in READ_ONLY_STATES:
         raise ValidationError(
-            f"A {claim.get_status_display().lower()} claim is read-only.", code="read_only"
+            _("A %(status)s claim is read-only.") % {"status": claim.get_status_display().lower()},
+            code="read_only",
         )
 
 
@@ -179,7 +186,10 @@ def claim_update(*, claim: Claim, editor: User, expected_version: int, **fields:
     _lock_claim(claim)
     _refuse_if_read_only(claim)
     if not fields.get("statement", claim.statement).strip():
-        raise ValidationError({"statement": "A claim needs a statement."}, code="blank")
+        raise ValidationError(
+            {"statement": ValidationError(_("A claim needs a statement."), code="blank")},
+            code="blank",
+        )
     before = {name: getattr(claim, name) for name in fields}
     changed = {name: value for name, value in fields.items() if before[name] != value}
     if not changed:
@@ -187,7 +197,7 @@ def claim_update(*, claim: Claim, editor: User, expected_version: int, **fields:
     _bump_version(claim, expected_version, **changed)
     changes = {name: [_plain(before[name]), _plain(getattr(claim, name))] for name in changed}
     record(actor=editor, action="claim.update", target=claim, changes=changes)
-    signoffs_revalidate(claim=claim, reason="the claim was edited", actor=editor)
+    signoffs_revalidate(claim=claim, reason=gettext_noop("the claim was edited"), actor=editor)
     index_claim(claim)
     return claim
 
@@ -199,8 +209,10 @@ def _plain(value: Any) -> Any:
 def _refuse_piece_as_evidence(claim: Claim, source_id: int) -> None:
     if source_id == claim.case.source_under_check_id:
         raise ValidationError(
-            "Evidence comes from the sources a claim is checked against, not from the piece "
-            "under check itself.",
+            _(
+                "Evidence comes from the sources a claim is checked against, not from the piece "
+                "under check itself."
+            ),
             code="evidence_from_piece",
         )
 
@@ -215,7 +227,7 @@ def evidence_add(
     _refuse_if_read_only(claim)
     _refuse_piece_as_evidence(claim, quotation.version.source_id)
     if claim.evidence.filter(quotation=quotation).exists():
-        raise ValidationError("This quotation is already evidence for the claim.", code="dup")
+        raise ValidationError(_("This quotation is already evidence for the claim."), code="dup")
     evidence = Evidence(claim=claim, quotation=quotation, stance=stance, note=note)
     evidence.added_by = acting_user(editor)
     evidence.full_clean()
@@ -228,7 +240,7 @@ def evidence_add(
         target=claim,
         changes={"quotation": quotation.exact, "stance": stance, "note": note},
     )
-    signoffs_revalidate(claim=claim, reason="evidence was added", actor=editor)
+    signoffs_revalidate(claim=claim, reason=gettext_noop("evidence was added"), actor=editor)
     return evidence
 
 
@@ -246,7 +258,7 @@ def evidence_remove(*, evidence: Evidence, editor: User) -> None:
         changes={"quotation": evidence.quotation.exact, "stance": evidence.stance},
     )
     evidence.delete()
-    signoffs_revalidate(claim=claim, reason="evidence was removed", actor=editor)
+    signoffs_revalidate(claim=claim, reason=gettext_noop("evidence was removed"), actor=editor)
 
 
 @transaction.atomic
@@ -266,9 +278,11 @@ def claim_flags_clear(*, claim: Claim, editor, flag_ids: list[int]) -> list[Clai
     _lock_claim(claim)
     if own_passage_carried_on(claim.quotation_id).exists():
         raise ValidationError(
-            "This claim's own passage changed or is gone in the current version of the "
-            "piece, so its flag stays: confirm a changed passage on the piece's source page; "
-            "for one that is gone, withdraw the claim, or make it again from the current text.",
+            _(
+                "This claim's own passage changed or is gone in the current version of the "
+                "piece, so its flag stays: confirm a changed passage on the piece's source page; "
+                "for one that is gone, withdraw the claim, or make it again from the current text."
+            ),
             code="passage_out_of_date",
         )
     cleared = list(
@@ -294,7 +308,7 @@ def claim_flags_clear(*, claim: Claim, editor, flag_ids: list[int]) -> list[Clai
 def reviewer_already_assigned(*, reviewer: User) -> ValidationError:
     """The refusal of a second assignment of ``reviewer`` to the same claim."""
     return ValidationError(
-        "%(name)s is already assigned to review this claim.",
+        _("%(name)s is already assigned to review this claim."),
         code="already_assigned",
         params={"name": reviewer.get_username()},
     )
@@ -312,7 +326,10 @@ def reviewer_assign(
     """
     require_editor(editor, "assign reviewers")
     if not reviewer.groups.filter(name=REVIEWER).exists():
-        raise ValidationError(f"{reviewer.get_username()} is not a reviewer.", code="not_reviewer")
+        raise ValidationError(
+            _("%(name)s is not a reviewer.") % {"name": reviewer.get_username()},
+            code="not_reviewer",
+        )
     _lock_claim(claim)
     _refuse_if_read_only(claim)
     if claim.assignments.filter(reviewer=reviewer).exists():
@@ -365,20 +382,28 @@ def review_refusal(*, claim: Claim, digest_seen: str) -> ValidationError | None:
     """
     if claim.status == ClaimStatus.CHANGES_REQUESTED:
         return ValidationError(
-            "Another reviewer has requested changes, so the claim is back with its editor and "
-            "your decision was not recorded. You will be asked again when it returns to review.",
+            _(
+                "Another reviewer has requested changes, so the claim is back with its editor "
+                "and your decision was not recorded. You will be asked again when it returns to "
+                "review."
+            ),
             code="not_in_review",
         )
     if claim.status != ClaimStatus.IN_REVIEW:
         return ValidationError(
-            f"The claim is no longer in review (it is {claim.get_status_display().lower()}), "
-            "so your decision was not recorded.",
+            _(
+                "The claim is no longer in review (it is %(status)s), so your decision was not "
+                "recorded."
+            )
+            % {"status": claim.get_status_display().lower()},
             code="not_in_review",
         )
     if digest_seen != claim_digest(claim):
         return ValidationError(
-            "The claim changed while you were reading it. Read the current version and "
-            "decide again.",
+            _(
+                "The claim changed while you were reading it. Read the current version and "
+                "decide again."
+            ),
             code="stale",
         )
     return None
@@ -404,24 +429,30 @@ def review_decide(
     claim = assignment.claim
     if assignment.reviewer_id != reviewer.pk:
         raise NotAllowed(
-            "Only the assigned reviewer can decide on this review.", code="not_assigned"
+            _("Only the assigned reviewer can decide on this review."), code="not_assigned"
         )
     refuse_own_work(claim=claim, user=reviewer, doing="review")
     if not can_sign_off(reviewer, assignment):
-        raise NotAllowed("Only a member of Reviewer can sign off.", code="not_assigned")
+        raise NotAllowed(_("Only a member of Reviewer can sign off."), code="not_assigned")
     if refusal := review_refusal(claim=claim, digest_seen=digest_seen):
         raise refusal
     digest = claim_digest(claim)
     if decision == Decision.APPROVED and (missing := claim_missing(claim)):
         raise ValidationError(
-            f"You cannot approve the claim as it stands: it needs {and_list(missing)}. "
-            "Request changes instead, saying so.",
+            _(
+                "You cannot approve the claim as it stands: it needs %(missing)s. Request "
+                "changes instead, saying so."
+            )
+            % {"missing": and_list(missing)},
             code="incomplete",
         )
     if decision == Decision.CHANGES_REQUESTED and not comment.strip():
-        raise ValidationError({"comment": "Say what needs to change."}, code="comment_required")
+        raise ValidationError(
+            {"comment": ValidationError(_("Say what needs to change."), code="comment_required")},
+            code="comment_required",
+        )
     if decision not in {Decision.APPROVED, Decision.CHANGES_REQUESTED}:
-        raise ValidationError("Approve or request changes.", code="bad_decision")
+        raise ValidationError(_("Approve or request changes."), code="bad_decision")
     if decision == Decision.CHANGES_REQUESTED:
         claim_transition(
             claim=claim, action=Action.REQUEST_CHANGES, actor=reviewer, decision_of=assignment
@@ -499,11 +530,13 @@ def comment_add(*, claim: Claim, author: User, body: str) -> Comment:
     """Add ``author``'s message to the claim's discussion (editors and its reviewers)."""
     if not (is_editor(author) or claim.assignments.filter(reviewer=author).exists()):
         raise NotAllowed(
-            "Only editors and the claim's reviewers take part in its discussion.",
+            _("Only editors and the claim's reviewers take part in its discussion."),
             code="not_participant",
         )
     if not body.strip():
-        raise ValidationError({"body": "Write a comment first."}, code="blank")
+        raise ValidationError(
+            {"body": ValidationError(_("Write a comment first."), code="blank")}, code="blank"
+        )
     comment = Comment.objects.create(claim=claim, author=author, body=body.strip())
     record(actor=author, action="comment.add", target=claim, changes={"body": comment.body})
     return comment

@@ -27,6 +27,8 @@ from django.db import models, transaction
 from django.db.models import Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, pgettext, pgettext_lazy
 
 from claims.models import Case, CaseStatus, Claim, ClaimStatus, Decision
 from factcheck.audit import record
@@ -46,12 +48,12 @@ class TransitionRefused(ValidationError):
 
 
 class Action(models.TextChoices):
-    SUBMIT = "submit", "Submit for review"
-    REQUEST_CHANGES = "request_changes", "Request changes"
-    APPROVE = "approve", "Approve"
-    REOPEN = "reopen", "Back to review"
-    PUBLISH = "publish", "Publish"
-    WITHDRAW = "withdraw", "Withdraw"
+    SUBMIT = "submit", gettext_lazy("Submit for review")
+    REQUEST_CHANGES = "request_changes", gettext_lazy("Request changes")
+    APPROVE = "approve", pgettext_lazy("claim action", "Approve")
+    REOPEN = "reopen", gettext_lazy("Back to review")
+    PUBLISH = "publish", pgettext_lazy("claim action", "Publish")
+    WITHDRAW = "withdraw", pgettext_lazy("claim action", "Withdraw")
 
 
 EDITOR, REVIEWER, SYSTEM = "editor", "reviewer", "system"
@@ -169,6 +171,59 @@ CONTENT_ACTIONS = {
 }
 #: The parts, in the order a refusal names them ("content": an edit naming no known field).
 _CONTENT_PARTS = ("statement", "claimant", "verdict", "rationale", EVIDENCE, "content")
+#: How a refusal names each part: "its statement and evidence".
+_PART_SAID = {
+    "statement": gettext_lazy("statement"),
+    "claimant": gettext_lazy("claimant"),
+    "verdict": gettext_lazy("verdict"),
+    "rationale": gettext_lazy("rationale"),
+    EVIDENCE: gettext_lazy("evidence"),
+    "content": gettext_lazy("content"),
+}
+#: The separation of duties' refusal, whole sentences for translators: by what is
+#: refused (``doing``), whether it is said to the person themselves, and what they did.
+_OWN_WORK_SAID = {
+    ("review", True, "wrote"): gettext_lazy(
+        "You wrote this claim, so someone else must review it."
+    ),
+    ("review", True, "wrote_changed"): gettext_lazy(
+        "You wrote this claim and changed its %(parts)s, so someone else must review it."
+    ),
+    ("review", True, "changed"): gettext_lazy(
+        "You changed this claim's %(parts)s since it was last in draft, so someone else must "
+        "review it."
+    ),
+    ("review", False, "wrote"): gettext_lazy(
+        "%(name)s wrote this claim, so someone else must review it."
+    ),
+    ("review", False, "wrote_changed"): gettext_lazy(
+        "%(name)s wrote this claim and changed its %(parts)s, so someone else must review it."
+    ),
+    ("review", False, "changed"): gettext_lazy(
+        "%(name)s changed this claim's %(parts)s since it was last in draft, so someone else "
+        "must review it."
+    ),
+    ("publish", True, "wrote"): gettext_lazy(
+        "You wrote this claim, so someone else must publish it."
+    ),
+    ("publish", True, "wrote_changed"): gettext_lazy(
+        "You wrote this claim and changed its %(parts)s, so someone else must publish it."
+    ),
+    ("publish", True, "changed"): gettext_lazy(
+        "You changed this claim's %(parts)s since it was last in draft, so someone else must "
+        "publish it."
+    ),
+    ("publish", False, "wrote"): gettext_lazy(
+        "%(name)s wrote this claim, so someone else must publish it."
+    ),
+    ("publish", False, "wrote_changed"): gettext_lazy(
+        "%(name)s wrote this claim and changed its %(parts)s, so someone else must publish it."
+    ),
+    ("publish", False, "changed"): gettext_lazy(
+        "%(name)s changed this claim's %(parts)s since it was last in draft, so someone else "
+        "must publish it."
+    ),
+}
 
 
 def contributions_since_draft(claim: Claim) -> dict[int, set[str]]:
@@ -232,13 +287,14 @@ def own_work_refusal(
     parts = contributions_since_draft(claim).get(user.pk)
     if not parts:
         return None
-    who = "You" if asked_by is None or asked_by.pk == user.pk else user.get_username()
-    changed = [part for part in _CONTENT_PARTS if part in parts]
-    if CREATED in parts:
-        what = "wrote this claim" + (f" and changed its {and_list(changed)}" if changed else "")
-    else:
-        what = f"changed this claim's {and_list(changed)} since it was last in draft"
-    return f"{who} {what}, so someone else must {doing} it."
+    yourself = asked_by is None or asked_by.pk == user.pk
+    changed = [_PART_SAID[part] for part in _CONTENT_PARTS if part in parts]
+    did = ("wrote_changed" if changed else "wrote") if CREATED in parts else "changed"
+    sentence = _OWN_WORK_SAID[doing, yourself, did]
+    return str(sentence) % {
+        "name": user.get_username(),
+        "parts": and_list(changed) if changed else "",
+    }
 
 
 def refuse_own_work(*, claim: Claim, user: User | None, doing: str) -> None:
@@ -251,14 +307,22 @@ def _refuse_unless_allowed(claim: Claim, transition: Transition, actor: User | N
     if claim.status not in transition.sources:
         allowed = [ClaimStatus(status).label.lower() for status in sorted(transition.sources)]
         raise TransitionRefused(
-            f"“{Action(transition.action).label}” is not possible now: the claim is "
-            f"{claim.get_status_display().lower()}. It can be done to a claim that is "
-            f"{and_list(allowed, conjunction='or')}.",
+            _(
+                "“%(action)s” is not possible now: the claim is %(status)s. It can be done to "
+                "a claim that is %(allowed)s."
+            )
+            % {
+                "action": Action(transition.action).label,
+                "status": claim.get_status_display().lower(),
+                "allowed": and_list(allowed, conjunction="or"),
+            },
             code="wrong_state",
         )
     if transition.taken_by == EDITOR and not is_editor(actor):
         raise NotAllowed(
-            f"Only an editor can {Action(transition.action).label.lower()}.", code="not_editor"
+            _("Only an editor can %(action)s.")
+            % {"action": Action(transition.action).label.lower()},
+            code="not_editor",
         )
     if transition.action == Action.PUBLISH:
         refuse_own_work(claim=claim, user=actor, doing="publish")
@@ -266,7 +330,7 @@ def _refuse_unless_allowed(claim: Claim, transition: Transition, actor: User | N
         refuse_own_work(claim=claim, user=actor, doing="review")
         if not (is_reviewer(actor) and _is_assigned_reviewer(claim, actor)):
             raise NotAllowed(
-                "Only a reviewer assigned to this claim can decide on it.", code="not_assigned"
+                _("Only a reviewer assigned to this claim can decide on it."), code="not_assigned"
             )
 
 
@@ -279,11 +343,11 @@ def claim_missing(claim: Claim) -> list[str]:
     """
     missing = []
     if not claim.statement.strip():
-        missing.append("a statement")
+        missing.append(_("a statement"))
     if claim.verdict_id is None:
-        missing.append("a verdict")
+        missing.append(_("a verdict"))
     if not claim.evidence.exists():
-        missing.append("at least one evidence quotation")
+        missing.append(_("at least one evidence quotation"))
     return missing
 
 
@@ -291,10 +355,11 @@ def _refuse_unless_ready(claim: Claim, action: str) -> None:
     if action == Action.SUBMIT:
         missing = claim_missing(claim)
         if not claim.assignments.exists():
-            missing.append("at least one assigned reviewer")
+            missing.append(_("at least one assigned reviewer"))
         if missing:
             raise TransitionRefused(
-                "The claim cannot go to review yet: it needs " + and_list(missing) + ".",
+                _("The claim cannot go to review yet: it needs %(missing)s.")
+                % {"missing": and_list(missing)},
                 code="incomplete",
             )
     # Imported here: the seed package builds its case through the services, which use this module.
@@ -302,18 +367,26 @@ def _refuse_unless_ready(claim: Claim, action: str) -> None:
 
     if action == Action.PUBLISH and is_seeded_checklist(claim.rationale):
         raise TransitionRefused(
-            "The claim cannot be published with the seeded checklist as its rationale: that "
-            "is a to-do list for the desk. Write the rationale readers will see (what the "
-            "evidence shows and why it supports the verdict), and send the claim to review again.",
+            _(
+                "The claim cannot be published with the seeded checklist as its rationale: that "
+                "is a to-do list for the desk. Write the rationale readers will see (what the "
+                "evidence shows and why it supports the verdict), and send the claim to review "
+                "again."
+            ),
             code="checklist_rationale",
         )
     if action in {Action.APPROVE, Action.PUBLISH} and (missing := claim_missing(claim)):
-        verb = "approved" if action == Action.APPROVE else "published"
-        raise TransitionRefused(
-            f"The claim cannot be {verb}: it needs " + and_list(missing) + ". An editor "
-            "must add it and send the claim to review again.",
-            code="incomplete",
-        )
+        if action == Action.APPROVE:
+            sentence = _(
+                "The claim cannot be approved: it needs %(missing)s. An editor must add it and "
+                "send the claim to review again."
+            )
+        else:
+            sentence = _(
+                "The claim cannot be published: it needs %(missing)s. An editor must add it and "
+                "send the claim to review again."
+            )
+        raise TransitionRefused(sentence % {"missing": and_list(missing)}, code="incomplete")
     if action in {Action.APPROVE, Action.PUBLISH}:
         digest = claim_digest(claim)
         pending = [
@@ -323,15 +396,27 @@ def _refuse_unless_ready(claim: Claim, action: str) -> None:
         ]
         if pending:
             raise TransitionRefused(
-                "Every assigned reviewer must approve the current content first; still "
-                "waiting for " + and_list(pending) + ".",
+                _(
+                    "Every assigned reviewer must approve the current content first; still "
+                    "waiting for %(reviewers)s."
+                )
+                % {"reviewers": and_list(pending)},
                 code="not_signed_off",
             )
 
 
 def and_list(items: list[str], conjunction: str = "and") -> str:
-    """``items`` as a sentence lists them: "a", "a and b", "a, b and c"."""
-    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} {conjunction} {items[-1]}"
+    """
+    ``items`` as a sentence lists them, in the active language: "a", "a and b",
+    "a, b and c" (``conjunction`` "or": "a, b or c").
+    """
+    if len(items) == 1:
+        return str(items[0])
+    # Translators: what separates the items of a list but the last two ("a, b and c").
+    first = pgettext("list separator", ", ").join(str(item) for item in items[:-1])
+    if conjunction == "or":
+        return _("%(first)s or %(last)s") % {"first": first, "last": items[-1]}
+    return _("%(first)s and %(last)s") % {"first": first, "last": items[-1]}
 
 
 def allowed_actions(claim: Claim, actor: User) -> list[Action]:
@@ -386,8 +471,10 @@ def claim_transition(
             decision_of is None or decision_of.reviewer_id != actor.pk
         ):
             raise TransitionRefused(
-                "A reviewer approves or asks for changes on the claim's review page, where "
-                "the decision is recorded with the content it was made on.",
+                _(
+                    "A reviewer approves or asks for changes on the claim's review page, where "
+                    "the decision is recorded with the content it was made on."
+                ),
                 code="needs_decision",
             )
     elif claim.status not in transition.sources:

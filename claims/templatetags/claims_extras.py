@@ -5,6 +5,7 @@ import markdown as markdown_lib
 import nh3
 from django import template
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext_lazy, pgettext
 
 register = template.Library()
 
@@ -42,26 +43,26 @@ def _rendered_markdown(text):
 
 #: What the claim page's history says an audit event's action was; others are spelt out.
 ACTIONS_SAID = {
-    "claim.create": "made the claim",
-    "claim.update": "edited the claim",
-    "claim.submit": "sent it to review",
+    "claim.create": gettext_lazy("made the claim"),
+    "claim.update": gettext_lazy("edited the claim"),
+    "claim.submit": gettext_lazy("sent it to review"),
     # Beside the reviewer's own "asked for changes": what became of the claim.
-    "claim.request_changes": "sent it back for changes",
-    "claim.approve": "approved it (every reviewer had signed off)",
-    "claim.reopen": "put it back in review",
-    "claim.publish": "published it",
-    "claim.withdraw": "withdrew it",
-    "claim.flag": "flagged it for review",
-    "claim.flags_cleared": "cleared its review flag",
-    "claim.retracted": "retracted its fact-check",
-    "claim.verdict_corrected": "corrected its verdict",
-    "comment.add": "commented",
-    "evidence.add": "added evidence",
-    "evidence.remove": "removed evidence",
-    "assignment.create": "assigned a reviewer",
-    "assignment.approved": "approved the content",
-    "assignment.changes_requested": "asked for changes",
-    "assignment.voided": "voided a sign-off",
+    "claim.request_changes": gettext_lazy("sent it back for changes"),
+    "claim.approve": gettext_lazy("approved it (every reviewer had signed off)"),
+    "claim.reopen": gettext_lazy("put it back in review"),
+    "claim.publish": gettext_lazy("published it"),
+    "claim.withdraw": gettext_lazy("withdrew it"),
+    "claim.flag": gettext_lazy("flagged it for review"),
+    "claim.flags_cleared": gettext_lazy("cleared its review flag"),
+    "claim.retracted": gettext_lazy("retracted its fact-check"),
+    "claim.verdict_corrected": gettext_lazy("corrected its verdict"),
+    "comment.add": gettext_lazy("commented"),
+    "evidence.add": gettext_lazy("added evidence"),
+    "evidence.remove": gettext_lazy("removed evidence"),
+    "assignment.create": gettext_lazy("assigned a reviewer"),
+    "assignment.approved": gettext_lazy("approved the content"),
+    "assignment.changes_requested": gettext_lazy("asked for changes"),
+    "assignment.voided": gettext_lazy("voided a sign-off"),
 }
 
 
@@ -87,7 +88,8 @@ def change_said(value):
 
     def said(item):
         if item is None or item == "":
-            return "none"
+            # Translators: a recorded value that was empty, as in "none → Accurate".
+            return pgettext("no value", "none")
         if isinstance(item, str) and CODE_WORD.fullmatch(item):
             return item.replace("_", " ")  # a status: "in_review" reads "in review"
         return str(item)

@@ -4,6 +4,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 
 from claims.corrections import (
     correction_approve,
@@ -77,15 +78,19 @@ def correction_draft_view(request):
                 form = CorrectionForm(request.POST.dict() | {"report": ""})
                 form.full_clean()
                 invalid = ValidationError(
-                    f"{invalid.message} Your draft was not saved; save it again to keep it "
-                    "without the link to the report.",
+                    _(
+                        "%(refusal)s Your draft was not saved; save it again to keep it without "
+                        "the link to the report."
+                    )
+                    % {"refusal": " ".join(invalid.messages)},
                     code="handled",
                 )
             form.add_error(None, invalid)
         else:
             messages.success(
                 request,
-                f"{correction.get_kind_display()} drafted. A second person must approve it.",
+                _("%(kind)s drafted. A second person must approve it.")
+                % {"kind": correction.get_kind_display()},
             )
             return redirect("claims:corrections_desk")
     status = 409 if form.has_error(NON_FIELD_ERRORS, "handled") else 422
@@ -104,16 +109,20 @@ def correction_step_view(request, pk, step):
             correction_approve(correction=correction, approver=request.user)
             messages.success(
                 request,
-                f"{correction.get_kind_display()} approved; an editor can publish it now.",
+                _("%(kind)s approved; an editor can publish it now.")
+                % {"kind": correction.get_kind_display()},
             )
         elif step == "discard":
             correction_discard(correction=correction, editor=request.user)
-            messages.success(request, f"{correction.get_kind_display()} discarded.")
+            messages.success(
+                request, _("%(kind)s discarded.") % {"kind": correction.get_kind_display()}
+            )
         else:
             correction = correction_publish(correction=correction, editor=request.user)
             messages.success(
                 request,
-                f"{correction.get_kind_display()} published as entry {correction.sequence}.",
+                _("%(kind)s published as entry %(sequence)s.")
+                % {"kind": correction.get_kind_display(), "sequence": correction.sequence},
             )
     except ValidationError as refused:
         messages.error(request, " ".join(refused.messages))

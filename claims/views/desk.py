@@ -12,6 +12,7 @@ from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
 
@@ -213,10 +214,10 @@ def claim_create_view(request, slug):
                 form.forget_selection()
             form.add_error(None, invalid)
         else:
-            messages.success(request, "Claim created. Add its evidence, verdict and reviewers.")
+            messages.success(request, _("Claim created. Add its evidence, verdict and reviewers."))
             return redirect(claim.get_absolute_url())
     elif version is None:
-        form.add_error(None, "The piece under check has no text to quote yet.")
+        form.add_error(None, _("The piece under check has no text to quote yet."))
     return case_detail_view(request, slug, create_form=form, status_code=422)
 
 
@@ -225,7 +226,7 @@ def case_create_view(request):
     form = CaseForm(request.POST or None, initial={"source_under_check": request.GET.get("source")})
     if request.method == "POST" and form.is_valid():
         case = case_create(actor=request.user, **form.cleaned_data)
-        messages.success(request, f"Case “{case}” opened.")
+        messages.success(request, _("Case “%(case)s” opened.") % {"case": case})
         return redirect(case.get_absolute_url())
     status = 422 if request.method == "POST" else 200
     return render(request, "claims/case_form.html", {"form": form}, status=status)
@@ -323,11 +324,13 @@ def _changed(request, case, claim, partial, done="", **extra):
     url = reverse("claims:claim_detail", args=[case.slug, claim.pk])
     if status != claim.status:
         label = ClaimStatus(status).label.lower()
-        done = f"Saved. The claim is now {label}" + (
-            ": every assigned reviewer must approve its current content before it can be published."
-            if status == ClaimStatus.IN_REVIEW
-            else "."
-        )
+        if status == ClaimStatus.IN_REVIEW:
+            done = _(
+                "Saved. The claim is now %(status)s: every assigned reviewer must approve its "
+                "current content before it can be published."
+            ) % {"status": label}
+        else:
+            done = _("Saved. The claim is now %(status)s.") % {"status": label}
     elif request.htmx and partial != "claim-fields":
         # The redrawn part shows the change itself, and has no place for a message,
         # which would wait for the next whole page.
@@ -411,7 +414,7 @@ def claim_edit_view(request, slug, pk):
         form.add_error(None, invalid)
         context = _claim_context(request, case, pk, form=form)
         return _partial(request, "claim-fields", context, _refusal_status(form))
-    return _changed(request, case, claim, "claim-fields", done="Claim saved.")
+    return _changed(request, case, claim, "claim-fields", done=_("Claim saved."))
 
 
 @permission_required("claims.change_evidence", raise_exception=True)
@@ -446,7 +449,7 @@ def evidence_add_view(request, slug, pk):
         form_key="evidence_form",
         partial="evidence",
         action=lambda data: evidence_add(claim=claim, editor=request.user, **data),
-        done="Evidence attached.",
+        done=_("Evidence attached."),
         # A refused attach shows the same search again, the picked quotation still picked.
         kept=lambda: _quotation_search(case, request.POST.get("q", "")),
     )
@@ -464,7 +467,7 @@ def evidence_remove_view(request, slug, pk, evidence_pk):
     except ValidationError as refused:
         context = _claim_context(request, case, pk, evidence_error=" ".join(refused.messages))
         return _partial(request, "evidence", context, 409)
-    return _changed(request, case, evidence.claim, "evidence", done="Evidence removed.")
+    return _changed(request, case, evidence.claim, "evidence", done=_("Evidence removed."))
 
 
 def _source_beside(request, slug, pk, source_pk):
@@ -478,7 +481,7 @@ def _reader(case, source, *, at=0):
     reader = evidence_reader(case, source, at=at)
     if reader is None:
         # Never offered: the piece under check is what the claims are made in.
-        raise Http404("The piece under check is not evidence for its own claims.")
+        raise Http404(_("The piece under check is not evidence for its own claims."))
     return reader
 
 
@@ -540,7 +543,7 @@ def evidence_quote_view(request, slug, pk, source_pk):
         version = source.versions.filter(number=data["version"]).first()
         try:
             if version is None:
-                raise ValidationError("That version of the source is not there any more.")
+                raise ValidationError(_("That version of the source is not there any more."))
             evidence_add_from_selection(
                 claim=claim,
                 version=version,
@@ -569,22 +572,19 @@ def evidence_quote_view(request, slug, pk, source_pk):
     return response
 
 
-def _refused_over_unsaved_edits(request, case, claim, *, then):
+def _refused_over_unsaved_edits(request, case, claim, *, refusal):
     """
     A 409 with the claim's edit form as sent, when the page sent it along
     (``hx-include``) holding changes not saved: an action on the claim must not
-    drop them. None otherwise. ``then`` is what to do again once they are saved.
+    drop them. None otherwise. ``refusal`` says so, and what to do again once
+    they are saved (a whole sentence, for translators).
     """
     if "version" not in request.POST:
         return None
     form = ClaimForm(request.POST, instance=Claim.objects.get(pk=claim.pk))
     if not form.typed_fields():
         return None
-    messages.error(
-        request,
-        "The claim's form holds changes that are not saved: save them (or reload the page "
-        f"to drop them), then {then} again.",
-    )
+    messages.error(request, refusal)
     return _partial(
         request, "claim-fields", _claim_context(request, case, claim.pk, form=form), 409
     )
@@ -595,7 +595,11 @@ def _refused_over_unsaved_edits(request, case, claim, *, then):
 def claim_flags_clear_view(request, slug, pk):
     case = _case(request, slug)
     claim = get_object_or_404(Claim, pk=pk, case=case)
-    if refused := _refused_over_unsaved_edits(request, case, claim, then="clear the flag"):
+    refusal = _(
+        "The claim's form holds changes that are not saved: save them (or reload the page to "
+        "drop them), then clear the flag again."
+    )
+    if refused := _refused_over_unsaved_edits(request, case, claim, refusal=refusal):
         return refused
     try:
         cleared = claim_flags_clear(
@@ -607,7 +611,7 @@ def claim_flags_clear_view(request, slug, pk):
         messages.error(request, " ".join(refused.messages))
         return _partial(request, "claim-fields", _claim_context(request, case, pk), 409)
     if not cleared:
-        messages.info(request, "Nothing you were shown is flagged any more.")
+        messages.info(request, _("Nothing you were shown is flagged any more."))
     # The header (without the flag) and the history are redrawn beside the form,
     # which holds the message: no reload that would send the focus to the top.
     return _changed(
@@ -615,7 +619,7 @@ def claim_flags_clear_view(request, slug, pk):
         case,
         claim,
         "claim-fields",
-        done="The review flag is cleared; the history keeps what it said." if cleared else "",
+        done=_("The review flag is cleared; the history keeps what it said.") if cleared else "",
     )
 
 
@@ -632,7 +636,7 @@ def reviewer_assign_view(request, slug, pk):
         form_key="assign_form",
         partial="assignments",
         action=lambda data: reviewer_assign(claim=claim, editor=request.user, **data),
-        done="Reviewer assigned.",
+        done=_("Reviewer assigned."),
     )
 
 
@@ -643,10 +647,12 @@ def claim_transition_view(request, slug, pk):
     claim = get_object_or_404(claims_visible_to(request.user), case=case, pk=pk)
     action = request.POST.get("action", "")
     if action not in Action.values or action == Action.REOPEN:
-        return HttpResponseBadRequest("Unknown action.")
-    if refused := _refused_over_unsaved_edits(
-        request, case, claim, then=f"press “{Action(action).label}”"
-    ):
+        return HttpResponseBadRequest(_("Unknown action."))
+    refusal = _(
+        "The claim's form holds changes that are not saved: save them (or reload the page to "
+        "drop them), then press “%(action)s” again."
+    ) % {"action": Action(action).label}
+    if refused := _refused_over_unsaved_edits(request, case, claim, refusal=refusal):
         return refused
     try:
         if action == Action.SUBMIT:
@@ -660,7 +666,9 @@ def claim_transition_view(request, slug, pk):
         return _partial(request, "claim-fields", _claim_context(request, case, pk), 409)
     claim.refresh_from_db(fields=["status"])
     messages.success(
-        request, f"{Action(action).label}: the claim is now {claim.get_status_display().lower()}."
+        request,
+        _("%(action)s: the claim is now %(status)s.")
+        % {"action": Action(action).label, "status": claim.get_status_display().lower()},
     )
     url = reverse("claims:claim_detail", args=[case.slug, claim.pk])
     return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
@@ -679,7 +687,7 @@ def comment_add_view(request, slug, pk):
         form_key="comment_form",
         partial="comments",
         action=lambda data: comment_add(claim=claim, author=request.user, body=data["body"]),
-        done="Comment posted.",
+        done=_("Comment posted."),
     )
 
 
@@ -713,7 +721,7 @@ def review_view(request, assignment_pk):
             except ValidationError as invalid:
                 form.add_error(None, invalid)
             else:
-                messages.success(request, "Your decision is recorded.")
+                messages.success(request, _("Your decision is recorded."))
                 return redirect("claims:my_reviews")
         elif refusal := review_refusal(claim=claim, digest_seen=request.POST.get("digest", "")):
             # Said with the form's own errors: the page now shows other content than was read.

@@ -9,6 +9,7 @@ from django.http import HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from claims.forms import ErrorReportForm, ReplyForm
@@ -46,7 +47,7 @@ def report_error_view(request):
     form = ErrorReportForm(request.POST)
     if form.is_valid() and form.cleaned_data["website"]:
         # The honeypot was filled in: a bot. Say nothing useful, keep nothing.
-        return HttpResponseBadRequest("Your report could not be accepted.")
+        return HttpResponseBadRequest(_("Your report could not be accepted."))
     if form.is_valid():
         data = form.cleaned_data
         case = Case.objects.filter(slug=data["case"]).first() if data["case"] else None
@@ -99,7 +100,7 @@ def report_close_view(request, pk):
     form = ReplyForm(request.POST)
     try:
         if not form.is_valid():
-            raise ValidationError("Write a reply before closing the report.", code="blank")
+            raise ValidationError(_("Write a reply before closing the report."), code="blank")
         report_close(report=report, editor=request.user, reply=form.cleaned_data["reply"])
     except ValidationError as refused:
         kept = {
@@ -112,8 +113,8 @@ def report_close_view(request, pk):
         )
     messages.success(
         request,
-        "Report closed; your reply is on its way to the reader."
+        _("Report closed; your reply is on its way to the reader.")
         if report.email
-        else "Report closed.",
+        else _("Report closed."),
     )
     return redirect("claims:reports_inbox")
