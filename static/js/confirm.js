@@ -59,10 +59,11 @@
       said.dataset.unsavedWarning = "";
       form.prepend(said);
     }
-    said.textContent =
-      "Your changes in the claim's form are not saved, so nothing was done: save them " +
-      "(or reload the page to drop them), then press “" + submitter.textContent.trim() +
-      "” again.";
+    said.textContent = interpolate(
+      gettext("Your changes in the claim's form are not saved, so nothing was done: save them (or reload the page to drop them), then press “%(button)s” again."),
+      { button: submitter.textContent.trim() },
+      true,
+    );
     said.focus();
   }
 

@@ -56,7 +56,7 @@
     if (announcer) {
       // After the page's own first announcements, or the reader would not hear it.
       window.setTimeout(function () {
-        announcer.textContent = "Showing the match “" + range.toString() + "”, highlighted.";
+        announcer.textContent = interpolate(gettext("Showing the match “%(match)s”, highlighted."), { match: range.toString() }, true);
       }, 100);
     }
   }

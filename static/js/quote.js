@@ -154,10 +154,13 @@
     field(form, "end").value = passage.end;
     field(form, "text").value = passage.text;
     offer(form, true);
-    const where = " (characters " + passage.start + "–" + passage.end + ")";
-    const shown = "“" + shorten(passage.text, 1000) + "”" + where;
+    const shown = interpolate(
+      gettext("“%(passage)s” (characters %(start)s–%(end)s)"),
+      { passage: shorten(passage.text, 1000), start: passage.start, end: passage.end },
+      true,
+    );
     say(form, shown, shown);
-    offerJump(form, "“" + shorten(passage.text, 90) + "”");
+    offerJump(form, interpolate(gettext("“%(passage)s”"), { passage: shorten(passage.text, 90) }, true));
   }
 
   function forget(form, message) {
@@ -193,8 +196,8 @@
       const live = liveSelection(reader);
       const decision = decide(form, reader, live);
       if (decision === "capture") capture(form, live);
-      else if (decision === "none") forget(form, "This selection holds none of the piece's text.");
-      else if (decision === "forget") forget(form, "Nothing selected.");
+      else if (decision === "none") forget(form, gettext("This selection holds none of the piece's text."));
+      else if (decision === "forget") forget(form, gettext("Nothing selected."));
     }
   }
 
@@ -211,7 +214,7 @@
     const live = liveSelection(reader);
     const decision = decide(form, reader, live);
     if (decision === "capture") capture(form, live);
-    else if (decision !== "keep") forget(form, "Nothing selected.");
+    else if (decision !== "keep") forget(form, gettext("Nothing selected."));
   }, true); // before htmx reads the form, from its own listener on it
 
   function jumpOf(form) {

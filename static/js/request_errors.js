@@ -6,14 +6,14 @@
   "use strict";
 
   const BY_STATUS = {
-    403: "You are not allowed to do that. Nothing was changed.",
-    404: "That item is no longer there; someone may have removed it. Reload the page to see the current state.",
-    413: "What you sent is too large. Nothing was saved.",
-    429: "Too many requests in a short time. Wait a minute, then try again.",
-    503: "The database is not reachable at the moment. Nothing was saved; try again shortly.",
+    403: gettext("You are not allowed to do that. Nothing was changed."),
+    404: gettext("That item is no longer there; someone may have removed it. Reload the page to see the current state."),
+    413: gettext("What you sent is too large. Nothing was saved."),
+    429: gettext("Too many requests in a short time. Wait a minute, then try again."),
+    503: gettext("The database is not reachable at the moment. Nothing was saved; try again shortly."),
   };
-  const FALLBACK = "The server could not complete this request. What you typed is still on the page; try again.";
-  const UNREACHABLE = "The server could not be reached. What you typed is still on the page; try again when the connection is back.";
+  const FALLBACK = gettext("The server could not complete this request. What you typed is still on the page; try again.");
+  const UNREACHABLE = gettext("The server could not be reached. What you typed is still on the page; try again when the connection is back.");
 
   function region() {
     return document.getElementById("request-error");

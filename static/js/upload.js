@@ -4,20 +4,27 @@
   "use strict";
 
   function describe(file) {
-    return "Chosen: " + file.name + " (" + sizeOf(file.size) + ")";
+    return interpolate(gettext("Chosen: %(name)s (%(size)s)"), { name: file.name, size: sizeOf(file.size) }, true);
   }
 
-  // As the server writes sizes (Django's filesizeformat), so that both name the limit alike.
+  // As the server writes sizes (Django's filesizeformat, in the page's language), so
+  // that both name the limit alike: one decimal, with the language's decimal mark.
   function sizeOf(bytes) {
-    const units = ["KB", "MB", "GB"];
-    if (bytes < 1024) return bytes + (bytes === 1 ? " byte" : " bytes");
+    if (bytes < 1024) return interpolate(ngettext("%(size)s byte", "%(size)s bytes", bytes), { size: bytes }, true);
+    const units = [gettext("%(size)s KB"), gettext("%(size)s MB"), gettext("%(size)s GB")];
     let size = bytes / 1024;
     let unit = 0;
     while (size >= 1024 && unit < units.length - 1) {
       size /= 1024;
       unit += 1;
     }
-    return size.toFixed(1) + " " + units[unit];
+    return interpolate(units[unit], { size: size.toFixed(1).replace(".", get_format("DECIMAL_SEPARATOR")) }, true);
+  }
+
+  // A byte count in full, its thousands grouped as the page's language groups them,
+  // in the digits the server writes.
+  function grouped(number) {
+    return number.toLocaleString(document.documentElement.lang || "en", { numberingSystem: "latn" });
   }
 
   // The server refuses such a file too, but only once all of it has been sent.
@@ -25,10 +32,17 @@
     const limit = Number(input.dataset.maxBytes);
     if (!limit || file.size <= limit) return "";
     if (sizeOf(file.size) === sizeOf(limit)) {
-      return "The file is " + file.size.toLocaleString("en") + " bytes, over the limit of " +
-        limit.toLocaleString("en") + " bytes (" + sizeOf(limit) + ").";
+      return interpolate(
+        gettext("The file is %(size)s bytes, over the limit of %(limit)s bytes (%(rounded)s)."),
+        { size: grouped(file.size), limit: grouped(limit), rounded: sizeOf(limit) },
+        true,
+      );
     }
-    return "The file is " + sizeOf(file.size) + ", over the limit of " + sizeOf(limit) + ".";
+    return interpolate(
+      gettext("The file is %(size)s, over the limit of %(limit)s."),
+      { size: sizeOf(file.size), limit: sizeOf(limit) },
+      true,
+    );
   }
 
   document.addEventListener("change", function (event) {
