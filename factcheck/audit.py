@@ -1,6 +1,7 @@
 """The audit trail: every service function that changes something records it here."""
 
 from django.contrib.contenttypes.models import ContentType
+from django.utils import translation
 
 from factcheck.models import AuditEvent
 
@@ -18,12 +19,16 @@ def record(*, actor, action, target, changes=None):
     anonymous user, which is stored as None too. ``changes`` is a JSON-able dict,
     by convention ``{"field": [old, new]}`` for edits.
     """
+    # The trail is read in every language: what names the target is kept as the
+    # code writes it (English), never in the language of the request that acted.
+    with translation.override(None):
+        target_repr = str(target)[:300]
     return AuditEvent.objects.create(
         actor=acting_user(actor),
         action=action,
         target_type=ContentType.objects.get_for_model(target),
         target_id=str(target.pk),
-        target_repr=str(target)[:300],
+        target_repr=target_repr,
         changes=changes or {},
     )
 

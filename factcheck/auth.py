@@ -36,6 +36,8 @@ from django.shortcuts import resolve_url
 from django.tasks import task
 from django.template import loader
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 from django.views import csrf as csrf_views
 
 from factcheck.audit import record
@@ -46,7 +48,9 @@ LOGIN_ATTEMPTS_PER_ACCOUNT = 5
 LOGIN_ATTEMPTS_PER_ADDRESS = 20
 LOGIN_WINDOW_SECONDS = 15 * 60
 
-THROTTLED_MESSAGE = (
+# The refusals below are kept in English here (tests and other modules name
+# them) and translated where they are said: ``_(THROTTLED_MESSAGE)``.
+THROTTLED_MESSAGE = gettext_noop(
     "Too many failed logins for this account or from this address. Wait 15 minutes, then try again."
 )
 
@@ -56,7 +60,7 @@ RESET_REQUESTS_PER_EMAIL = 3
 RESET_REQUESTS_PER_ADDRESS = 10
 RESET_WINDOW_SECONDS = 60 * 60
 
-RESET_THROTTLED_MESSAGE = (
+RESET_THROTTLED_MESSAGE = gettext_noop(
     "Too many password-reset requests for this e-mail address or from this address. "
     "Wait an hour, then try again; a link already sent still works."
 )
@@ -154,7 +158,7 @@ class ThrottledLoginMixin:
             return super().clean()
         throttle = LoginThrottle(username=username, address=client_address(self.request))
         if not throttle.attempt():
-            raise ValidationError(THROTTLED_MESSAGE, code="throttled")
+            raise ValidationError(_(THROTTLED_MESSAGE), code="throttled")
         cleaned_data = super().clean()
         throttle.succeeded()
         return cleaned_data
@@ -188,10 +192,14 @@ class LoginView(auth_views.LoginView):
         response = super().form_valid(form)
         if unsent is not None:
             self.request.session.pop(UNSENT_FORM_KEY, None)
-            said = "Your session had ended, so what you sent was not saved: send it again."
+            said = _("Your session had ended, so what you sent was not saved: send it again.")
             if unsent:
-                typed = " · ".join(f"{label}: “{text}”" for label, text in unsent)
-                said += f" What you typed, to paste back: {typed}"
+                typed = " · ".join(
+                    # Translators: a field of a form that was not saved, and what was typed in it.
+                    _("%(label)s: “%(text)s”") % {"label": label, "text": text}
+                    for label, text in unsent
+                )
+                said += " " + _("What you typed, to paste back: %(typed)s") % {"typed": typed}
             messages.warning(self.request, said)
         return response
 
@@ -249,7 +257,7 @@ class PasswordResetView(auth_views.PasswordResetView):
         if email_requests > RESET_REQUESTS_PER_EMAIL or (
             address_requests > RESET_REQUESTS_PER_ADDRESS
         ):
-            form.add_error(None, ValidationError(RESET_THROTTLED_MESSAGE, code="throttled"))
+            form.add_error(None, ValidationError(_(RESET_THROTTLED_MESSAGE), code="throttled"))
             response = self.form_invalid(form)
             response.status_code = 429
             response["Retry-After"] = str(RESET_WINDOW_SECONDS)
@@ -268,12 +276,12 @@ class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
 
 #: What a part of a page says when its request could not be trusted as the
 #: user's; the page keeps what was typed (static/js/request_errors.js).
-SESSION_ENDED = (
+SESSION_ENDED = gettext_noop(
     "Your session has ended, so nothing was saved. Copy what you typed, then reload the "
     "page and log in again."
 )
-SESSION_ENDED_READING = "Your session has ended. Reload the page and log in again."
-PAGE_OUT_OF_DATE = (
+SESSION_ENDED_READING = gettext_noop("Your session has ended. Reload the page and log in again.")
+PAGE_OUT_OF_DATE = gettext_noop(
     "This page is out of date for your login (you logged in or out in another tab), so "
     "nothing was saved. Copy what you typed, then reload the page."
 )
@@ -289,7 +297,7 @@ class LoginRequiredMiddleware(auth_middleware.LoginRequiredMiddleware):
     def handle_no_permission(self, request, view_func):
         reading = request.method in ("GET", "HEAD")
         if request.htmx:
-            return plain_answer(SESSION_ENDED_READING if reading else SESSION_ENDED, 401)
+            return plain_answer(_(SESSION_ENDED_READING if reading else SESSION_ENDED), 401)
         if not reading:
             _keep_unsent_form(request)
             # After logging in, back to the page the form was on: the form's own URL
@@ -366,5 +374,5 @@ def _keep_unsent_form(request):
 def csrf_failure(request, reason=""):
     """``CSRF_FAILURE_VIEW``: Django's page, or for an htmx request a sentence (as above)."""
     if request.htmx:
-        return plain_answer(PAGE_OUT_OF_DATE, 403)
+        return plain_answer(_(PAGE_OUT_OF_DATE), 403)
     return csrf_views.csrf_failure(request, reason=reason)

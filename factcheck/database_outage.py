@@ -24,6 +24,9 @@ developer wants the traceback.
 
 from django.db import InterfaceError, OperationalError
 from django.http import HttpResponse
+from django.utils.html import format_html
+from django.utils.translation import get_language, get_language_bidi
+from django.utils.translation import gettext as _
 
 try:  # psycopg is there whenever PostgreSQL is used; the SQLite setup works without.
     import psycopg
@@ -42,17 +45,35 @@ else:
 #: Seconds after which a client may try again (the page says "in a minute").
 RETRY_AFTER_SECONDS = 60
 
+# Plain HTML, not a template: rendering one may be what failed. Translations need
+# no database, so the page speaks the request's language (the one LocaleMiddleware
+# chose from the URL, cookie or Accept-Language).
 UNAVAILABLE_PAGE = """<!doctype html>
-<html lang="en">
+<html lang="{lang}" dir="{dir}">
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Database unavailable · factcheck</title>
-<h1>The database is unavailable</h1>
-<p>factcheck cannot reach its database just now, so this page cannot be shown.
-Please try again in a minute.</p>
-<p>If you were saving something, look whether it was saved once the site is back.</p>
+<title>{title}</title>
+<h1>{heading}</h1>
+<p>{cannot_reach}</p>
+<p>{saving}</p>
 </html>
 """
+
+
+def unavailable_page():
+    """The page of a lost database, in the active language."""
+    return format_html(
+        UNAVAILABLE_PAGE,
+        lang=get_language() or "en",
+        dir="rtl" if get_language_bidi() else "ltr",
+        title=_("Database unavailable · factcheck"),
+        heading=_("The database is unavailable"),
+        cannot_reach=_(
+            "factcheck cannot reach its database just now, so this page cannot be shown. "
+            "Please try again in a minute."
+        ),
+        saving=_("If you were saving something, look whether it was saved once the site is back."),
+    )
 
 
 def is_database_unavailable(error):
@@ -68,7 +89,7 @@ def is_database_unavailable(error):
 
 def database_unavailable_response():
     """503 with Retry-After and the plain page; never cached."""
-    response = HttpResponse(UNAVAILABLE_PAGE, status=503, content_type="text/html; charset=utf-8")
+    response = HttpResponse(unavailable_page(), status=503, content_type="text/html; charset=utf-8")
     response["Retry-After"] = str(RETRY_AFTER_SECONDS)
     response["Cache-Control"] = "no-store"
     return response

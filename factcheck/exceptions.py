@@ -14,8 +14,9 @@ stored claim beside what was typed) catches its own.
 
 class Refused(Exception):
     """
-    A request refused, with a sentence for the person (``message``) and a short
-    ``code`` for programs and tests, as ``ValidationError`` has.
+    A request refused, with a sentence for the person (``message``, translated
+    into the request's language, or lazily) and a short ``code`` for programs
+    and tests, as ``ValidationError`` has.
     """
 
     #: The HTTP status the refusal is answered with.
@@ -27,7 +28,8 @@ class Refused(Exception):
         self.code = code
 
     def __str__(self) -> str:
-        return self.message
+        # A lazy message becomes its text in the language active when it is shown.
+        return str(self.message)
 
 
 class NotAllowed(Refused):

@@ -7,10 +7,16 @@ permissions a role grants are written down in one place and can be checked
 with ``user.has_perm``.
 """
 
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext_lazy
+
 from factcheck.exceptions import NotAllowed
 
+# The groups' names, as stored; ``ROLE_LABELS`` names them for people.
 EDITOR = "Editor"
 REVIEWER = "Reviewer"
+
+ROLE_LABELS = {EDITOR: pgettext_lazy("role", "Editor"), REVIEWER: pgettext_lazy("role", "Reviewer")}
 
 #: Extra permissions, beyond Django's add/change/delete/view, declared on models.
 PUBLISH_CLAIM = "claims.publish_claim"
@@ -85,10 +91,30 @@ def is_editor(user):
     return user.is_authenticated and (user.is_superuser or EDITOR in held_roles(user))
 
 
+def _editor_only(doing):
+    """The refusal for a non-editor trying ``doing``, a whole sentence in the active language."""
+    # Whole sentences, so that each language can build its own; callers name what
+    # was tried in English.
+    sentences = {
+        "edit a claim": _("Only an editor can edit a claim."),
+        "change evidence": _("Only an editor can change evidence."),
+        "clear a claim's review flag": _("Only an editor can clear a claim's review flag."),
+        "assign reviewers": _("Only an editor can assign reviewers."),
+        "draft a correction": _("Only an editor can draft a correction."),
+        "publish a correction": _("Only an editor can publish a correction."),
+        "discard a correction": _("Only an editor can discard a correction."),
+        "withdraw": _("Only an editor can withdraw."),
+    }
+    if doing in sentences:
+        return sentences[doing]
+    # Translators: %(doing)s is an action, as in "Only an editor can publish a claim."
+    return _("Only an editor can %(doing)s.") % {"doing": doing}
+
+
 def require_editor(user, doing):
-    """Raise NotAllowed unless ``user`` is an editor; ``doing`` completes the message."""
+    """Raise NotAllowed unless ``user`` is an editor; ``doing`` names what was tried."""
     if not is_editor(user):
-        raise NotAllowed(f"Only an editor can {doing}.", code="not_editor")
+        raise NotAllowed(_editor_only(doing), code="not_editor")
 
 
 def is_reviewer(user):
@@ -100,9 +126,9 @@ def role_names(user):
     if not user.is_authenticated:
         return []
     held = held_roles(user)
-    names = [name for name in ROLE_PERMISSIONS if name in held]
+    names = [str(ROLE_LABELS[name]) for name in ROLE_PERMISSIONS if name in held]
     if user.is_superuser:
-        names.insert(0, "Administrator")
+        names.insert(0, _("Administrator"))
     return names
 
 

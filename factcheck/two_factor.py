@@ -25,6 +25,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.shortcuts import redirect
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 from django_otp import DEVICE_ID_SESSION_KEY
 from django_otp import login as otp_login
 from django_otp.plugins.otp_static.models import StaticDevice, StaticToken
@@ -40,16 +42,17 @@ RECOVERY_CODE_COUNT = 10
 #: that a page costs no query for it (set at the first page after login).
 HAS_DEVICE_SESSION_KEY = "two-factor-has-device"
 
-WRONG_CODE = (
+# Kept in English here (tests name them) and translated where they are said.
+WRONG_CODE = gettext_noop(
     "That code is not right. Type the 6-digit code your authenticator app shows now, "
     "or one of your recovery codes."
 )
-WRONG_SETUP_CODE = (
+WRONG_SETUP_CODE = gettext_noop(
     "That code is not right. Check that the app shows the account you just added and "
     "type the 6-digit code it shows now."
 )
-WAIT_MESSAGE = "Too many wrong codes in a row. Wait a few seconds, then try again."
-VERIFY_FIRST = "Type your two-factor code first: your session is not verified yet."
+WAIT_MESSAGE = gettext_noop("Too many wrong codes in a row. Wait a few seconds, then try again.")
+VERIFY_FIRST = gettext_noop("Type your two-factor code first: your session is not verified yet.")
 
 _TOTP_SHAPE = re.compile(r"^\d{6}$")
 
@@ -92,7 +95,9 @@ def totp_setup_start(*, user) -> TOTPDevice:
     unconfirmed device lets nobody in; confirming it is audited.
     """
     if has_two_factor(user):
-        raise ValidationError("Two-factor authentication is already on for your account.")
+        raise ValidationError(
+            _("Two-factor authentication is already on for your account."), code="already_on"
+        )
     TOTPDevice.objects.filter(user=user, confirmed=False).delete()
     return TOTPDevice.objects.create(user=user, name="Authenticator app", confirmed=False)
 
@@ -108,9 +113,12 @@ def totp_setup_confirm(*, user, token: str) -> list[str]:
         TOTPDevice.objects.select_for_update().filter(user=user, confirmed=False).order_by("pk")
     ).first()
     if device is None:
-        raise ValidationError("Start the setup again: there is no new authenticator to confirm.")
+        raise ValidationError(
+            _("Start the setup again: there is no new authenticator to confirm."),
+            code="no_new_device",
+        )
     if not _TOTP_SHAPE.match(_clean(token)) or not device.verify_token(_clean(token)):
-        raise ValidationError(WRONG_SETUP_CODE, code="wrong_code")
+        raise ValidationError(_(WRONG_SETUP_CODE), code="wrong_code")
     device.confirmed = True
     device.save(update_fields=["confirmed"])
     codes = _new_recovery_codes(user)
@@ -127,7 +135,7 @@ def totp_setup_confirm(*, user, token: str) -> list[str]:
 def recovery_codes_renew(*, user) -> list[str]:
     """Replace the user's recovery codes with new ones and return them. Audited."""
     if not has_two_factor(user):
-        raise ValidationError("Turn two-factor authentication on first.")
+        raise ValidationError(_("Turn two-factor authentication on first."), code="off")
     codes = _new_recovery_codes(user)
     record(actor=user, action="account.recovery_codes_renew", target=user)
     return codes
@@ -146,9 +154,9 @@ def _verify(user, token):
     else:
         devices = StaticDevice.objects.select_for_update().filter(user=user, confirmed=True)
     for device in devices:
-        allowed, _ = device.verify_is_allowed()
+        allowed, _why = device.verify_is_allowed()
         if not allowed:
-            raise ValidationError(WAIT_MESSAGE, code="wait")
+            raise ValidationError(_(WAIT_MESSAGE), code="wait")
         if device.verify_token(token):
             return device
     return None
@@ -164,7 +172,7 @@ def two_factor_verify(*, request, token: str):
     user = request.user
     throttle = LoginThrottle(username=user.get_username(), address=client_address(request))
     if not throttle.attempt():
-        raise ValidationError(THROTTLED_MESSAGE, code="throttled")
+        raise ValidationError(_(THROTTLED_MESSAGE), code="throttled")
     # Not in one transaction with the throttle: a wrong code must stay counted.
     # The wrong code is refused after the transaction, so that django-otp's own
     # count of wrong codes on the device is kept too.
@@ -178,7 +186,7 @@ def two_factor_verify(*, request, token: str):
                 changes={"recovery_codes_left": recovery_codes_left(user)},
             )
     if device is None:
-        raise ValidationError(WRONG_CODE, code="wrong_code")
+        raise ValidationError(_(WRONG_CODE), code="wrong_code")
     throttle.succeeded()
     otp_login(request, device)
     return device
@@ -192,9 +200,11 @@ def two_factor_disable(*, request, token: str) -> None:
     """
     user = request.user
     if not has_two_factor(user):
-        raise ValidationError("Two-factor authentication is not on for your account.")
+        raise ValidationError(
+            _("Two-factor authentication is not on for your account."), code="off"
+        )
     if _verify(user, token) is None:
-        raise ValidationError(WRONG_CODE, code="wrong_code")
+        raise ValidationError(_(WRONG_CODE), code="wrong_code")
     TOTPDevice.objects.filter(user=user).delete()
     StaticDevice.objects.filter(user=user).delete()
     request.session.pop(DEVICE_ID_SESSION_KEY, None)
@@ -258,7 +268,7 @@ class TwoFactorMiddleware:
         else:
             return None
         if getattr(request, "htmx", False):
-            return plain_answer(VERIFY_FIRST, 401)
+            return plain_answer(_(VERIFY_FIRST), 401)
         query = urlencode({"next": request.get_full_path()})
         return redirect(f"{reverse(target)}?{query}")
 

@@ -12,6 +12,7 @@ from django.contrib.auth import REDIRECT_FIELD_NAME
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.shortcuts import redirect, render, resolve_url
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
@@ -32,9 +33,9 @@ from factcheck.two_factor import (
 
 class CodeForm(forms.Form):
     code = forms.CharField(
-        label="Code",
+        label=_("Code"),
         max_length=32,
-        help_text="The 6-digit code your authenticator app shows, or a recovery code.",
+        help_text=_("The 6-digit code your authenticator app shows, or a recovery code."),
         widget=forms.TextInput(
             attrs={"autocomplete": "one-time-code", "inputmode": "text", "autofocus": True}
         ),
@@ -43,7 +44,7 @@ class CodeForm(forms.Form):
 
 class SetupCodeForm(forms.Form):
     code = forms.CharField(
-        label="Code from the app",
+        label=_("Code from the app"),
         max_length=16,
         widget=forms.TextInput(
             attrs={"autocomplete": "one-time-code", "inputmode": "numeric", "autofocus": True}

@@ -99,17 +99,31 @@ SANDBOX_MODES = ("auto", "bwrap", "none")
 logger = logging.getLogger(__name__)
 
 
-class UnsupportedUpload(Exception):
-    """The upload is not a PDF, HTML or text file; ``reason`` tells the user why."""
+def gettext_noop(message: str) -> str:
+    """``message`` as it is, marked for the catalogues (``make messages`` reads this name):
+    this module never imports Django, so the site translates it (``sources.services``)."""
+    return message
 
-    def __init__(self, reason: str):
-        super().__init__(reason)
-        self.reason = reason
+
+class UnsupportedUpload(Exception):
+    """The upload is not a PDF, HTML or text file; ``reason`` tells the user why, in English.
+
+    ``message`` and ``params`` are the same sentence as a catalogue's msgid and its values,
+    for the site to say it in the reader's language (``sources.services.check_upload``):
+    a text value is a catalogued phrase too ("a PNG image"), a number is a number."""
+
+    def __init__(self, message: str, **params: str | int):
+        self.message = message
+        self.params = params
+        self.reason = message % params if params else message
+        super().__init__(self.reason)
 
 
 class ExtractionFailed(Exception):
     """The text could not be extracted; ``reason`` is stored as the version's extraction_error.
-    ``detail`` (may be empty) is for logs only: e.g. the end of the child's stderr."""
+    ``detail`` (may be empty) is for logs only: e.g. the end of the child's stderr.
+
+    Not translated: ``reason`` is stored, and the version's page is read in every language."""
 
     def __init__(self, reason: str, detail: str = ""):
         super().__init__(reason)
@@ -130,43 +144,52 @@ class SandboxUnavailable(RuntimeError):
 # Detection
 # --------------------------------------------------------------------------------------------
 
-_ZIP = "a ZIP archive (or an Office/OpenDocument file such as .docx, .xlsx or .odt)"
+# Translators: each of these completes "This looks like …, not a PDF, HTML or text file."
+_ZIP = gettext_noop("a ZIP archive (or an Office/OpenDocument file such as .docx, .xlsx or .odt)")
 # (magic bytes at offset 0, what it is, only when the start is binary (not clean text))
 _SIGNATURES: list[tuple[bytes, str, bool]] = [
-    (b"\x89PNG\r\n\x1a\n", "a PNG image", False),
-    (b"\xff\xd8\xff", "a JPEG image", False),
-    (b"GIF87a", "a GIF image", False),
-    (b"GIF89a", "a GIF image", False),
-    (b"II*\x00", "a TIFF image", False),
-    (b"MM\x00*", "a TIFF image", False),
-    (b"\x00\x00\x01\x00", "an icon file", False),
+    (b"\x89PNG\r\n\x1a\n", gettext_noop("a PNG image"), False),
+    (b"\xff\xd8\xff", gettext_noop("a JPEG image"), False),
+    (b"GIF87a", gettext_noop("a GIF image"), False),
+    (b"GIF89a", gettext_noop("a GIF image"), False),
+    (b"II*\x00", gettext_noop("a TIFF image"), False),
+    (b"MM\x00*", gettext_noop("a TIFF image"), False),
+    (b"\x00\x00\x01\x00", gettext_noop("an icon file"), False),
     (b"PK\x03\x04", _ZIP, False),
     (b"PK\x05\x06", _ZIP, False),
     (b"PK\x07\x08", _ZIP, False),
-    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Microsoft Office file (.doc, .xls, .ppt)", False),
-    (b"\x1f\x8b", "a gzip-compressed file", False),
-    (b"BZh", "a bzip2-compressed file", True),
-    (b"\xfd7zXZ\x00", "an xz-compressed file", False),
-    (b"(\xb5/\xfd", "a Zstandard-compressed file", False),
-    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive", False),
-    (b"Rar!\x1a\x07", "a RAR archive", False),
-    (b"\x7fELF", "an ELF executable", False),
-    (b"\xca\xfe\xba\xbe", "a Java class file or Mach-O executable", False),
-    (b"\xcf\xfa\xed\xfe", "a Mach-O executable", False),
-    (b"\xce\xfa\xed\xfe", "a Mach-O executable", False),
-    (b"\x00asm", "a WebAssembly module", False),
-    (b"SQLite format 3\x00", "an SQLite database", False),
-    (b"%!PS", "a PostScript file", False),
-    (b"{\\rtf", "an RTF document", False),
-    (b"OggS", "an Ogg audio or video file", True),
-    (b"fLaC", "a FLAC audio file", True),
-    (b"ID3", "an MP3 audio file", True),
-    (b"\x1a\x45\xdf\xa3", "a Matroska/WebM video", False),
-    (b"wOFF", "a web font", True),
-    (b"wOF2", "a web font", True),
-    (b"MZ", "a Windows executable", True),
+    (
+        b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1",
+        gettext_noop("an old Microsoft Office file (.doc, .xls, .ppt)"),
+        False,
+    ),
+    (b"\x1f\x8b", gettext_noop("a gzip-compressed file"), False),
+    (b"BZh", gettext_noop("a bzip2-compressed file"), True),
+    (b"\xfd7zXZ\x00", gettext_noop("an xz-compressed file"), False),
+    (b"(\xb5/\xfd", gettext_noop("a Zstandard-compressed file"), False),
+    (b"7z\xbc\xaf\x27\x1c", gettext_noop("a 7-Zip archive"), False),
+    (b"Rar!\x1a\x07", gettext_noop("a RAR archive"), False),
+    (b"\x7fELF", gettext_noop("an ELF executable"), False),
+    (b"\xca\xfe\xba\xbe", gettext_noop("a Java class file or Mach-O executable"), False),
+    (b"\xcf\xfa\xed\xfe", gettext_noop("a Mach-O executable"), False),
+    (b"\xce\xfa\xed\xfe", gettext_noop("a Mach-O executable"), False),
+    (b"\x00asm", gettext_noop("a WebAssembly module"), False),
+    (b"SQLite format 3\x00", gettext_noop("an SQLite database"), False),
+    (b"%!PS", gettext_noop("a PostScript file"), False),
+    (b"{\\rtf", gettext_noop("an RTF document"), False),
+    (b"OggS", gettext_noop("an Ogg audio or video file"), True),
+    (b"fLaC", gettext_noop("a FLAC audio file"), True),
+    (b"ID3", gettext_noop("an MP3 audio file"), True),
+    (b"\x1a\x45\xdf\xa3", gettext_noop("a Matroska/WebM video"), False),
+    (b"wOFF", gettext_noop("a web font"), True),
+    (b"wOF2", gettext_noop("a web font"), True),
+    (b"MZ", gettext_noop("a Windows executable"), True),
 ]
-_RIFF = {b"WEBP": "a WebP image", b"WAVE": "a WAV audio file", b"AVI ": "an AVI video"}
+_RIFF = {
+    b"WEBP": gettext_noop("a WebP image"),
+    b"WAVE": gettext_noop("a WAV audio file"),
+    b"AVI ": gettext_noop("an AVI video"),
+}
 _ISO_IMAGE_BRANDS = (b"heic", b"heix", b"mif1", b"avif", b"avis")
 
 _PDF_HEADER = re.compile(rb"%PDF-\d\.\d")
@@ -200,7 +223,9 @@ _MD_FEATURES = [
 
 
 def _not_this(what: str) -> UnsupportedUpload:
-    return UnsupportedUpload(f"This looks like {what}, not a PDF, HTML or text file.")
+    return UnsupportedUpload(
+        gettext_noop("This looks like %(what)s, not a PDF, HTML or text file."), what=what
+    )
 
 
 def _is_binary(chunk: bytes) -> bool:
@@ -221,7 +246,9 @@ def _known_other_type(content: bytes) -> str | None:
     if content[:4] == b"RIFF" and content[8:12] in _RIFF:
         return _RIFF[content[8:12]]
     if content[4:8] == b"ftyp":
-        return "an image (HEIC/AVIF)" if content[8:12] in _ISO_IMAGE_BRANDS else "a video file"
+        if content[8:12] in _ISO_IMAGE_BRANDS:
+            return gettext_noop("an image (HEIC/AVIF)")
+        return gettext_noop("a video file")
     return None
 
 
@@ -266,9 +293,12 @@ def _utf8_head(content: bytes, start: int) -> tuple[str, int]:
             text, used = codecs.utf_8_decode(chunk, "strict", final)
         except UnicodeDecodeError as exc:
             raise UnsupportedUpload(
-                f"The file is not valid UTF-8 text (first bad byte at position "
-                f"{position + exc.start}). If it is text, save it as UTF-8 and upload it again;"
-                " other kinds of file (images, Word documents, archives…) are not accepted."
+                gettext_noop(
+                    "The file is not valid UTF-8 text (first bad byte at position "
+                    "%(position)s). If it is text, save it as UTF-8 and upload it again; "
+                    "other kinds of file (images, Word documents, archives…) are not accepted."
+                ),
+                position=position + exc.start,
             ) from None
         if len(head) < _SAMPLE:
             head += text[: _SAMPLE - len(head)]
@@ -288,19 +318,19 @@ def detect_media_type(content: bytes, filename: str = "") -> str:
     bytes, then UTF-8 text.
     """
     if not content:
-        raise UnsupportedUpload("The file is empty (0 bytes).")
+        raise UnsupportedUpload(gettext_noop("The file is empty (0 bytes)."))
     if (other := _known_other_type(content)) is not None:
         raise _not_this(other)
     if content.startswith(b"%PDF-"):
         return PDF
     if content.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         raise UnsupportedUpload(
-            "The file is UTF-16 text. Save it as UTF-8 text and upload it again."
+            gettext_noop("The file is UTF-16 text. Save it as UTF-8 text and upload it again.")
         )
 
     start = _markup_start(content)
     if _SVG_START.match(start):
-        raise _not_this("an SVG image")
+        raise _not_this(gettext_noop("an SVG image"))
     name = filename.lower()
     if _HTML_START.match(start) and not (
         # A README.md that opens with <p align="center">… is Markdown, not a web page.
@@ -308,8 +338,11 @@ def detect_media_type(content: bytes, filename: str = "") -> str:
     ):
         if (nul := content.find(b"\x00")) != -1:
             raise UnsupportedUpload(
-                f"The file starts like HTML but contains binary data (a NUL byte at position "
-                f"{nul}), so it is not a PDF, HTML or text file."
+                gettext_noop(
+                    "The file starts like HTML but contains binary data (a NUL byte at "
+                    "position %(position)s), so it is not a PDF, HTML or text file."
+                ),
+                position=nul,
             )
         return HTML
     if _pdf_header_at(content) is not None:
@@ -318,13 +351,19 @@ def detect_media_type(content: bytes, filename: str = "") -> str:
     head, length = _utf8_head(content, 3 if content.startswith(codecs.BOM_UTF8) else 0)
     if (nul := content.find(b"\x00")) != -1:
         raise UnsupportedUpload(
-            f"The file contains binary data (a NUL byte at position {nul}), so it is not a PDF,"
-            " HTML or text file."
+            gettext_noop(
+                "The file contains binary data (a NUL byte at position %(position)s), so it is "
+                "not a PDF, HTML or text file."
+            ),
+            position=nul,
         )
     controls = len(_BINARY_CONTROL.findall(content[:_SAMPLE]))
     if controls and controls * 100 >= min(length, _SAMPLE):
         raise UnsupportedUpload(
-            "The file contains binary control characters, so it is not a PDF, HTML or text file."
+            gettext_noop(
+                "The file contains binary control characters, so it is not a PDF, HTML or "
+                "text file."
+            )
         )
 
     if name.endswith(_MARKDOWN_NAMES):

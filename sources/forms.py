@@ -3,6 +3,8 @@ from django.core.exceptions import ValidationError
 from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
 from django.utils.formats import date_format
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from sources.models import Source
 from sources.services import check_upload, too_large_message
@@ -21,6 +23,14 @@ class SourceForm(forms.ModelForm):
             "role",
             "notes",
         ]
+        # The model's fields are named by Django from their names, untranslated.
+        labels = {
+            "title": gettext_lazy("Title"),
+            "publisher": gettext_lazy("Publisher"),
+            "authors": gettext_lazy("Authors"),
+            "role": gettext_lazy("Role"),
+            "notes": gettext_lazy("Notes"),
+        }
         widgets = {
             "published_on": forms.DateInput(attrs={"type": "date"}),
             "accessed_on": forms.DateInput(attrs={"type": "date"}),
@@ -33,9 +43,22 @@ class SourceForm(forms.ModelForm):
         today = timezone.localdate()
         for name, day in (("published_on", published), ("accessed_on", accessed)):
             if day and day > today:
-                self.add_error(name, f"{date_format(day, 'j F Y')} is in the future.")
+                self.add_error(
+                    name,
+                    ValidationError(
+                        _("%(day)s is in the future."),
+                        code="future",
+                        params={"day": date_format(day, "DATE_FORMAT")},
+                    ),
+                )
         if published and accessed and accessed < published:
-            self.add_error("accessed_on", "A source is read on or after the day it was published.")
+            self.add_error(
+                "accessed_on",
+                ValidationError(
+                    _("A source is read on or after the day it was published."),
+                    code="read_before_published",
+                ),
+            )
         return cleaned
 
 
@@ -47,12 +70,14 @@ class UploadForm(forms.Form):
 
     file = forms.FileField(
         required=False,
-        label="File",
-        help_text="PDF, HTML, plain text or Markdown. The type is read from the file itself.",
+        label=gettext_lazy("File"),
+        help_text=gettext_lazy(
+            "PDF, HTML, plain text or Markdown. The type is read from the file itself."
+        ),
     )
     pasted_text = forms.CharField(
         required=False,
-        label="Or paste the text",
+        label=gettext_lazy("Or paste the text"),
         widget=forms.Textarea(attrs={"rows": 6}),
         strip=False,
     )
@@ -61,14 +86,19 @@ class UploadForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.max_bytes = max_bytes
         self.require_document = require_document
-        self.fields["file"].help_text += f" Up to {filesizeformat(max_bytes)}."
+        self.fields["file"].help_text = " ".join(
+            [
+                str(self.fields["file"].help_text),
+                _("Up to %(size)s.") % {"size": filesizeformat(max_bytes)},
+            ]
+        )
 
     def clean(self):
         cleaned = super().clean()
         upload = cleaned.get("file")
         pasted = cleaned.get("pasted_text") or ""
         if upload and pasted.strip():
-            raise ValidationError("Choose a file or paste text, not both.", code="both")
+            raise ValidationError(_("Choose a file or paste text, not both."), code="both")
         if upload:
             if upload.size > self.max_bytes:
                 # Refused before reading: the size is known from the upload itself.
@@ -89,7 +119,7 @@ class UploadForm(forms.Form):
         else:
             # A file that was chosen but refused (empty, say) has its own error already.
             if self.require_document and not self.has_error("file"):
-                raise ValidationError("Choose a file to upload or paste the text.", code="empty")
+                raise ValidationError(_("Choose a file to upload or paste the text."), code="empty")
             cleaned["content"] = None
             return cleaned
         try:
@@ -104,16 +134,18 @@ class UploadForm(forms.Form):
 
 class QuoteFinderForm(forms.Form):
     q = forms.CharField(
-        label="Find a passage",
+        label=gettext_lazy("Find a passage"),
         widget=forms.Textarea(
-            attrs={"rows": 3, "placeholder": "Paste the words you want to quote"}
+            attrs={"rows": 3, "placeholder": gettext_lazy("Paste the words you want to quote")}
         ),
         max_length=5000,
         strip=True,
         error_messages={
-            "required": "Type some words of the text to find them.",
-            "max_length": "A passage to find is at most %(limit_value)d characters; "
-            "this one has %(show_value)d. Type fewer words.",
+            "required": gettext_lazy("Type some words of the text to find them."),
+            "max_length": gettext_lazy(
+                "A passage to find is at most %(limit_value)d characters; "
+                "this one has %(show_value)d. Type fewer words."
+            ),
         },
     )
 

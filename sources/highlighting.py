@@ -7,6 +7,8 @@ from itertools import pairwise
 
 from django.core.cache import caches
 from django.utils.safestring import mark_safe
+from django.utils.translation import get_language, gettext_noop
+from django.utils.translation import gettext as _
 
 
 @dataclass
@@ -107,12 +109,13 @@ def _rendered_paragraphs(text, spans, mark_class, page_offsets):
     Written in Python rather than as a template loop: a 1 MB text has tens of
     thousands of segments, and each template variable costs microseconds.
     """
+    # Translators: the number of a PDF's page, shown where the page begins.
+    page_label = html.escape(_("Page %(number)s"), quote=False)
     for paragraph in mark_spans(text, spans, page_offsets=page_offsets):
         parts = []
         if paragraph.page:
-            parts.append(
-                f'<span class="page-break" aria-hidden="true">Page {paragraph.page}</span>'
-            )
+            label = page_label % {"number": paragraph.page}
+            parts.append(f'<span class="page-break" aria-hidden="true">{label}</span>')
         parts.append("<p>")
         for segment in paragraph.segments:
             parts.extend(segment.starts)
@@ -147,11 +150,21 @@ class TextPart:
 
 #: What ends each part but the last: the next part's first paragraph, set
 #: apart, so that a passage running across the break can be selected whole.
-NEXT_PART_OPENING = (
-    '<div class="part-overlap">'
-    '<p class="part-overlap__note">The start of part {number}, shown here so that a passage '
-    "running on from this part can be quoted whole:</p>{html}</div>\n"
+_PART_OVERLAP = '<div class="part-overlap"><p class="part-overlap__note">{note}</p>{html}</div>\n'
+PART_OVERLAP_NOTE = gettext_noop(
+    "The start of part %(number)s, shown here so that a passage running on from this part "
+    "can be quoted whole:"
 )
+#: ``next_part_opening`` in English, as a format string of ``number`` and ``html``.
+NEXT_PART_OPENING = _PART_OVERLAP.replace(
+    "{note}", PART_OVERLAP_NOTE.replace("%(number)s", "{number}")
+)
+
+
+def next_part_opening(number, paragraph_html):
+    """The opening that ends a part: part ``number``'s first paragraph, with its note."""
+    note = html.escape(_(PART_OVERLAP_NOTE) % {"number": number}, quote=False)
+    return _PART_OVERLAP.format(note=note, html=paragraph_html)
 
 
 def split_into_parts(text, paragraphs, part_chars):
@@ -173,7 +186,7 @@ def split_into_parts(text, paragraphs, part_chars):
         return [(0, len(text), "")]
     ends = [start for start, _html in parts[1:]] + [len(text)]
     openings = [
-        NEXT_PART_OPENING.format(number=number, html=htmls[0])
+        next_part_opening(number, htmls[0])
         for number, (_start, htmls) in enumerate(parts[1:], start=2)
     ] + [""]
     return [
@@ -240,8 +253,9 @@ def cached_marked_part(version, spans, *, mark_class, at=0, part_chars=READER_PA
         repr((mark_class, part_chars, key if key is not None else spans)).encode()
     ).hexdigest()
     # The id alone does not name the text: a restored backup hands out ids again.
+    # The language too: the rendering holds words (the page numbers, the part notes).
     prefix = (
-        f"marked-parts:{MARKUP_VERSION}:{version.pk}:{version.sha256}:"
+        f"marked-parts:{MARKUP_VERSION}:{get_language()}:{version.pk}:{version.sha256}:"
         f"{version.extraction_status}:{fingerprint}"
     )
     cache = caches["rendered"]

@@ -7,6 +7,8 @@ from django.db import models
 from django.db.models.functions import Length
 from django.db.models.lookups import Exact
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 #: How many characters of context a quotation keeps on each side. The W3C Web
 #: Annotation model calls these the prefix and suffix of a TextQuoteSelector.
@@ -18,9 +20,9 @@ class ImmutableRecordError(Exception):
 
 
 class SourceRole(models.TextChoices):
-    UNDER_CHECK = "under_check", "Piece under check"
-    PRIMARY = "primary", "Primary source"
-    SECONDARY = "secondary", "Secondary source"
+    UNDER_CHECK = "under_check", gettext_lazy("Piece under check")
+    PRIMARY = "primary", gettext_lazy("Primary source")
+    SECONDARY = "secondary", gettext_lazy("Secondary source")
 
 
 class Source(models.Model):
@@ -31,11 +33,11 @@ class Source(models.Model):
     title = models.CharField(max_length=500)
     publisher = models.CharField(max_length=300, blank=True)
     authors = models.CharField(
-        max_length=500, blank=True, help_text="As credited, separated by commas."
+        max_length=500, blank=True, help_text=gettext_lazy("As credited, separated by commas.")
     )
-    url = models.URLField("URL", max_length=2000, blank=True)
-    published_on = models.DateField("published", null=True, blank=True)
-    accessed_on = models.DateField("accessed", null=True, blank=True)
+    url = models.URLField(gettext_lazy("URL"), max_length=2000, blank=True)
+    published_on = models.DateField(gettext_lazy("published"), null=True, blank=True)
+    accessed_on = models.DateField(gettext_lazy("accessed"), null=True, blank=True)
     role = models.CharField(max_length=20, choices=Role, default=Role.PRIMARY)
     notes = models.TextField(blank=True)
     created_by = models.ForeignKey(
@@ -84,18 +86,18 @@ def version_upload_to(version, filename):
 
 
 class MediaType(models.TextChoices):
-    PDF = "application/pdf", "PDF"
-    HTML = "text/html", "HTML"
-    TEXT = "text/plain", "Plain text"
-    MARKDOWN = "text/markdown", "Markdown"
+    PDF = "application/pdf", gettext_lazy("PDF")
+    HTML = "text/html", gettext_lazy("HTML")
+    TEXT = "text/plain", gettext_lazy("Plain text")
+    MARKDOWN = "text/markdown", gettext_lazy("Markdown")
 
 
 class ExtractionStatus(models.TextChoices):
-    PENDING = "pending", "Waiting"
-    EXTRACTING = "extracting", "Extracting"
-    READY = "ready", "Ready"
-    NO_TEXT = "no_text", "No extractable text"
-    FAILED = "failed", "Failed"
+    PENDING = "pending", gettext_lazy("Waiting")
+    EXTRACTING = "extracting", gettext_lazy("Extracting")
+    READY = "ready", gettext_lazy("Ready")
+    NO_TEXT = "no_text", gettext_lazy("No extractable text")
+    FAILED = "failed", gettext_lazy("Failed")
 
 
 #: Extraction outcomes that leave a version with no text to read or quote.
@@ -163,15 +165,17 @@ class SourceVersion(models.Model):
     TEXT_FIELDS = ("extracted_text", "page_offsets", "sections")
 
     source = models.ForeignKey(Source, on_delete=models.PROTECT, related_name="versions")
-    number = models.PositiveIntegerField(help_text="1 for the first upload, then 2, 3, …")
+    number = models.PositiveIntegerField(
+        help_text=gettext_lazy("1 for the first upload, then 2, 3, …")
+    )
     file = models.FileField(upload_to=version_upload_to, max_length=300)
     media_type = models.CharField(max_length=40, choices=MediaType)
     byte_size = models.PositiveBigIntegerField()
-    sha256 = models.CharField("SHA-256", max_length=64)
+    sha256 = models.CharField(gettext_lazy("SHA-256"), max_length=64)
     original_filename = models.CharField(
         max_length=255,
         blank=True,
-        help_text="As the uploader named it; shown, never used as a path.",
+        help_text=gettext_lazy("As the uploader named it; shown, never used as a path."),
     )
     extracted_text = models.TextField(blank=True)
     #: ``len(extracted_text)``, kept by ``save()``: pages show it without
@@ -180,13 +184,17 @@ class SourceVersion(models.Model):
     page_offsets = models.JSONField(
         default=list,
         blank=True,
-        help_text="For PDFs: the offset in the extracted text where each page starts.",
+        help_text=gettext_lazy(
+            "For PDFs: the offset in the extracted text where each page starts."
+        ),
     )
     sections = models.JSONField(
         default=list,
         blank=True,
-        help_text="For HTML: where the title, the page description and the body text lie "
-        "in the extracted text, as [{kind, start, end}].",
+        help_text=gettext_lazy(
+            "For HTML: where the title, the page description and the body text lie "
+            "in the extracted text, as [{kind, start, end}]."
+        ),
     )
     extractor = models.CharField(max_length=100, blank=True)
     extracted_at = models.DateTimeField(null=True, blank=True)
@@ -236,7 +244,7 @@ class SourceVersion(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.source} (version {self.number})"
+        return _("%(source)s (version %(number)s)") % {"source": self.source, "number": self.number}
 
     def save(self, *args, **kwargs):
         if not self._state.adding:
@@ -390,55 +398,87 @@ class Quotation(models.Model):
         if self.start is None or self.end is None:
             raise ValidationError(
                 {
-                    name: "Give both offsets: where the quotation starts and where it ends."
+                    name: ValidationError(
+                        _("Give both offsets: where the quotation starts and where it ends."),
+                        code="offsets_missing",
+                    )
                     for name in ("start", "end")
                     if getattr(self, name) is None
-                },
-                code="offsets_missing",
+                }
             )
         if self.start >= self.end:
             raise ValidationError(
                 {
-                    "end": f"The quotation must end after it starts: it ends at {self.end} "
-                    f"and starts at {self.start}."
-                },
-                code="offsets_reversed",
+                    "end": ValidationError(
+                        _(
+                            "The quotation must end after it starts: it ends at %(end)s "
+                            "and starts at %(start)s."
+                        ),
+                        code="offsets_reversed",
+                        params={"start": self.start, "end": self.end},
+                    )
+                }
             )
         if not self.version.is_ready:
             raise ValidationError(
                 {
-                    "version": f"Version {self.version.number} has no text to quote yet "
-                    f"(text extraction: {self.version.get_extraction_status_display().lower()})."
-                },
-                code="version_not_ready",
+                    "version": ValidationError(
+                        _(
+                            "Version %(number)s has no text to quote yet "
+                            "(text extraction: %(status)s)."
+                        ),
+                        code="version_not_ready",
+                        params={
+                            "number": self.version.number,
+                            "status": self.version.get_extraction_status_display().lower(),
+                        },
+                    )
+                }
             )
         if self.start < 0 or self.end > len(text):
             raise ValidationError(
                 {
-                    "start": f"The offsets {self.start}–{self.end} are outside the source "
-                    f"text, which has {len(text)} characters."
-                },
-                code="offsets_out_of_range",
+                    "start": ValidationError(
+                        ngettext(
+                            "The offsets %(start)s–%(end)s are outside the source text, "
+                            "which has %(length)s character.",
+                            "The offsets %(start)s–%(end)s are outside the source text, "
+                            "which has %(length)s characters.",
+                            len(text),
+                        ),
+                        code="offsets_out_of_range",
+                        params={"start": self.start, "end": self.end, "length": len(text)},
+                    )
+                }
             )
         found = text[self.start : self.end]
         if found != self.exact:
             raise ValidationError(
                 {
-                    "exact": f"The quotation is not the source's text at {self.start}–"
-                    f"{self.end}: the source reads “{_shorten(found)}”, the quotation "
-                    f"reads “{_shorten(self.exact)}”."
-                },
-                code="quotation_mismatch",
+                    "exact": ValidationError(
+                        _(
+                            "The quotation is not the source's text at %(start)s–%(end)s: "
+                            "the source reads “%(found)s”, the quotation reads “%(exact)s”."
+                        ),
+                        code="quotation_mismatch",
+                        params={
+                            "start": self.start,
+                            "end": self.end,
+                            "found": _shorten(found),
+                            "exact": _shorten(self.exact),
+                        },
+                    )
+                }
             )
 
     @property
     def location(self):
         """A human-readable place: page (or pages) for PDFs, character offsets otherwise."""
         if self.page and self.end_page and self.end_page > self.page:
-            return f"pp. {self.page}–{self.end_page}"
+            return _("pp. %(first)s–%(last)s") % {"first": self.page, "last": self.end_page}
         if self.page:
-            return f"p. {self.page}"
-        return f"characters {self.start}–{self.end}"
+            return _("p. %(page)s") % {"page": self.page}
+        return _("characters %(start)s–%(end)s") % {"start": self.start, "end": self.end}
 
 
 def _shorten(text, limit=60):
@@ -446,10 +486,10 @@ def _shorten(text, limit=60):
 
 
 class AnchoringStatus(models.TextChoices):
-    UNCHANGED = "unchanged", "Unchanged"
-    MOVED = "moved", "Moved"
-    CHANGED = "changed", "Text changed"
-    ORPHANED = "orphaned", "Orphaned"
+    UNCHANGED = "unchanged", gettext_lazy("Unchanged")
+    MOVED = "moved", gettext_lazy("Moved")
+    CHANGED = "changed", gettext_lazy("Text changed")
+    ORPHANED = "orphaned", gettext_lazy("Orphaned")
 
 
 class Reanchoring(models.Model):
@@ -469,7 +509,7 @@ class Reanchoring(models.Model):
         SourceVersion,
         on_delete=models.PROTECT,
         related_name="reanchorings",
-        help_text="The new version the quotation was carried to.",
+        help_text=gettext_lazy("The new version the quotation was carried to."),
     )
     status = models.CharField(max_length=20, choices=AnchoringStatus)
     new_quotation = models.ForeignKey(
@@ -509,7 +549,11 @@ class Reanchoring(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.quotation} → {self.get_status_display()} in {self.version}"
+        return _("%(quotation)s → %(status)s in %(version)s") % {
+            "quotation": self.quotation,
+            "status": self.get_status_display(),
+            "version": self.version,
+        }
 
     @property
     def needs_confirmation(self):

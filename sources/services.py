@@ -12,6 +12,9 @@ from django.db import transaction
 from django.db.models import Exists, Max, OuterRef
 from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
+from django.utils.formats import number_format
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from factcheck import search
 from factcheck.audit import acting_user, record
@@ -120,11 +123,17 @@ def too_large_message(size: int, limit: int) -> str:
     the limit of 25.0 MB").
     """
     if filesizeformat(size) == filesizeformat(limit):
-        return (
-            f"The file is {size:,} bytes, over the limit of {limit:,} bytes "
-            f"({filesizeformat(limit)})."
-        )
-    return f"The file is {filesizeformat(size)}, over the limit of {filesizeformat(limit)}."
+        return _(
+            "The file is %(size)s bytes, over the limit of %(limit)s bytes (%(limit_size)s)."
+        ) % {
+            "size": number_format(size, force_grouping=True),
+            "limit": number_format(limit, force_grouping=True),
+            "limit_size": filesizeformat(limit),
+        }
+    return _("The file is %(size)s, over the limit of %(limit)s.") % {
+        "size": filesizeformat(size),
+        "limit": filesizeformat(limit),
+    }
 
 
 def check_upload(content: bytes, filename: str = "") -> str:
@@ -139,7 +148,7 @@ def check_upload(content: bytes, filename: str = "") -> str:
     try:
         return detect_media_type(content, filename)
     except UnsupportedUpload as error:
-        raise ValidationError(error.reason, code="unsupported") from error
+        raise ValidationError(str(error.reason), code="unsupported") from error
 
 
 @transaction.atomic
@@ -192,7 +201,7 @@ def source_version_create_from_text(
     if latest is not None:
         return latest, False
     if not text.strip():
-        raise ValidationError("The text is empty: there is nothing to quote.", code="empty")
+        raise ValidationError(_("The text is empty: there is nothing to quote."), code="empty")
     version = _store_version(
         source=source,
         content=content,
@@ -266,13 +275,23 @@ def find_span(text: str, exact: str, occurrence: int = 1) -> tuple[int, int]:
     ``exact`` in ``text``; ValidationError saying so when it is not there.
     """
     start = -1
-    for _ in range(occurrence):
+    for _time in range(occurrence):
         start = text.find(exact, start + 1)
         if start == -1:
-            times = "" if occurrence == 1 else f" {occurrence} times"
+            if occurrence == 1:
+                message = _("The quotation “%(exact)s” does not appear in the source text.")
+            else:
+                message = ngettext(
+                    "The quotation “%(exact)s” does not appear in the source text "
+                    "%(occurrence)s time.",
+                    "The quotation “%(exact)s” does not appear in the source text "
+                    "%(occurrence)s times.",
+                    occurrence,
+                )
             raise ValidationError(
-                f"The quotation “{exact[:80]}” does not appear in the source text{times}.",
+                message,
                 code="quotation_not_found",
+                params={"exact": exact[:80], "occurrence": occurrence},
             )
     return start, start + len(exact)
 
@@ -317,7 +336,7 @@ def quotation_create_from_selection(
     not be read replaces nothing.
     """
     if not version.is_ready:
-        raise ValidationError("This version's text is not ready to quote yet.", code="not_ready")
+        raise ValidationError(_("This version's text is not ready to quote yet."), code="not_ready")
     newer = (
         SourceVersion.objects.filter(source_id=version.source_id, number__gt=version.number)
         .exclude(extraction_status__in=UNREADABLE)
@@ -327,32 +346,46 @@ def quotation_create_from_selection(
     )
     if newer and newer[1] == ExtractionStatus.READY:
         raise ValidationError(
-            f"Version {version.number} was replaced by version {newer[0]} after this page was "
-            f"opened, so nothing was quoted. The page now shows version {newer[0]}: select the "
-            "passage there again.",
+            _(
+                "Version %(number)s was replaced by version %(newer)s after this page was "
+                "opened, so nothing was quoted. The page now shows version %(newer)s: select "
+                "the passage there again."
+            ),
             code="superseded",
+            params={"number": version.number, "newer": newer[0]},
         )
     if newer:
         raise ValidationError(
-            f"Version {newer[0]} of this source is being read now, so nothing was quoted: "
-            "quote once its text is shown, so that the quotation is of what the source says "
-            "now.",
+            _(
+                "Version %(newer)s of this source is being read now, so nothing was quoted: "
+                "quote once its text is shown, so that the quotation is of what the source "
+                "says now."
+            ),
             code="superseded",
+            params={"newer": newer[0]},
         )
     text = version.extracted_text
     if not (0 <= start < end <= len(text)):
         raise ValidationError(
-            f"The selection {start}–{end} is outside the text ({len(text)} characters).",
+            ngettext(
+                "The selection %(start)s–%(end)s is outside the text (%(length)s character).",
+                "The selection %(start)s–%(end)s is outside the text (%(length)s characters).",
+                len(text),
+            ),
             code="offsets_out_of_range",
+            params={"start": start, "end": end, "length": len(text)},
         )
     stored = text[start:end]
     if not stored.strip():
-        raise ValidationError("The selection is only white space.", code="blank")
+        raise ValidationError(_("The selection is only white space."), code="blank")
     if not _same_words(stored, selected_text):
         raise ValidationError(
-            f"The selection does not match the stored text at {start}–{end}: the text there "
-            f"reads “{stored[:80]}”. Reload the page and select again.",
+            _(
+                "The selection does not match the stored text at %(start)s–%(end)s: the text "
+                "there reads “%(stored)s”. Reload the page and select again."
+            ),
             code="selection_mismatch",
+            params={"start": start, "end": end, "stored": stored[:80]},
         )
     # A selection often catches a stray space at either end; quote the words.
     start += len(stored) - len(stored.lstrip())
@@ -396,6 +429,7 @@ def version_extraction_finish(
 
 def _passage_location(version: SourceVersion, start: int, end: int) -> str:
     """Where a searchable passage is: its pages (the match may be on any of them), or offsets."""
+    # Not translated: the search index stores it, and is read in every language.
     if not version.page_offsets:
         return f"version {version.number}, characters {start}–{end}"
     first, last = version.page_at(start), version.page_at(max(start, end - 1))
@@ -533,7 +567,7 @@ def reanchoring_confirm(*, reanchoring: Reanchoring, actor: User | None) -> Rean
     """
     if reanchoring.status != AnchoringStatus.CHANGED:
         raise ValidationError(
-            "Only a quotation whose text changed needs confirming.", code="not_changed"
+            _("Only a quotation whose text changed needs confirming."), code="not_changed"
         )
     if reanchoring.confirmed_at is not None:
         return reanchoring

@@ -6,6 +6,7 @@ from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -63,7 +64,7 @@ def source_create_view(request):
                 filename=upload.cleaned_data.get("filename", ""),
                 **form.cleaned_data,
             )
-            messages.success(request, f"Source “{source}” registered.")
+            messages.success(request, _("Source “%(source)s” registered.") % {"source": source})
             return redirect_to(request, source.get_absolute_url())
         status = 422
     else:
@@ -109,21 +110,23 @@ def version_upload_view(request, pk):
         )
         if created:
             # True however soon the worker is done (the page shown next may come after it).
-            said = (
-                f"Version {version.number} uploaded: "
-                "the Versions table below says when its text is ready."
-            )
+            said = _(
+                "Version %(number)s uploaded: the Versions table below says when its text is ready."
+            ) % {"number": version.number}
             if earlier := earlier_version_with_same_bytes(version):
-                said += (
-                    f" Its bytes are those of version {earlier.number} (same SHA-256): "
+                said += " " + _(
+                    "Its bytes are those of version %(number)s (same SHA-256): "
                     "the source went back to them."
-                )
+                ) % {"number": earlier.number}
             messages.success(request, said)
         else:
             messages.info(
                 request,
-                f"These exact bytes are already the latest version, {version.number} "
-                "(same SHA-256); no new version was made.",
+                _(
+                    "These exact bytes are already the latest version, %(number)s "
+                    "(same SHA-256); no new version was made."
+                )
+                % {"number": version.number},
             )
         # No fragment: htmx would treat a same-page #anchor as no navigation at all.
         return redirect_to(request, source.get_absolute_url())
@@ -158,7 +161,8 @@ def quotation_create_view(request, pk, number):
             error = " ".join(invalid.messages)
             status = 409 if getattr(invalid, "code", None) == "superseded" else 422
     else:
-        error = (
+        # Translators: “Quote selection” is the label of the source page's button.
+        error = _(
             "Nothing was quoted: no passage was selected. Select a passage of the text, "
             "then press “Quote selection”."
         )
@@ -186,7 +190,7 @@ def quotation_create_view(request, pk, number):
     if error:
         messages.error(request, error)
     else:
-        messages.success(request, f"Quoted {quotation}.")
+        messages.success(request, _("Quoted %(quotation)s.") % {"quotation": quotation})
     return redirect(version.source.text_url(at))
 
 
@@ -245,7 +249,7 @@ def reanchoring_confirm_view(request, pk, reanchoring_pk):
     source = reanchoring.version.source
     if request.method == "GET":
         if reanchoring.status != AnchoringStatus.CHANGED:
-            raise Http404("Only a quotation whose text changed has new wording to confirm.")
+            raise Http404(_("Only a quotation whose text changed has new wording to confirm."))
         reanchoring.diff = word_diff(reanchoring.quotation.exact, reanchoring.new_quotation.exact)
         context = {
             "source": source,
@@ -268,7 +272,10 @@ def reanchoring_confirm_view(request, pk, reanchoring_pk):
     if request.htmx:
         context = source_reader(source, user=request.user) | {"confirmed": reanchoring}
         return render(request, "sources/source_detail.html#version-panel", context)
-    messages.success(request, f"Confirmed the new wording {reanchoring.new_quotation}.")
+    messages.success(
+        request,
+        _("Confirmed the new wording %(quotation)s.") % {"quotation": reanchoring.new_quotation},
+    )
     return redirect(source.get_absolute_url())
 
 

@@ -2,6 +2,7 @@
 
 from django import template
 from django.utils.html import format_html
+from django.utils.translation import ngettext
 
 register = template.Library()
 
@@ -20,7 +21,9 @@ def white_space_shown(segment):
         return segment
     marks = "".join(_MARKS.get(character, "·") for character in segment)
     count = len(segment)
-    said = "a white-space character" if count == 1 else f"{count} white-space characters"
+    said = ngettext("a white-space character", "%(count)s white-space characters", count) % {
+        "count": count
+    }
     return format_html(
         '<span class="diff__space" aria-hidden="true">{}</span>'
         '<span class="visually-hidden">{}</span>',
