@@ -1,7 +1,10 @@
+from django import forms
+from django.conf import settings
 from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
 
 from factcheck.audit import record
-from factcheck.models import AuditEvent, Organisation, SearchEntry
+from factcheck.models import AuditEvent, Organisation, Preferences, SearchEntry
 
 
 class ReadOnlyAdminMixin:
@@ -123,3 +126,31 @@ class OrganisationAdmin(AuditedAdminMixin, admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+class PreferencesForm(forms.ModelForm):
+    language = forms.ChoiceField(
+        label=_("language"),
+        choices=[("", _("The browser's language")), *settings.LANGUAGES],
+        required=False,
+    )
+
+    class Meta:
+        model = Preferences
+        fields = ["user", "language"]
+
+
+@admin.register(Preferences)
+class PreferencesAdmin(AuditedAdminMixin, admin.ModelAdmin):
+    """
+    Each desk user's interface language, which they choose from the language menu.
+    Set here for someone who cannot read the one they are stuck in; it takes effect
+    at their next login (a session keeps the language it read at login).
+    """
+
+    form = PreferencesForm
+    list_display = ["user", "language"]
+    list_filter = ["language"]
+    search_fields = ["user__username"]
+    list_select_related = ["user"]
+    raw_id_fields = ["user"]

@@ -1,17 +1,24 @@
 import functools
 
 from django.urls import get_script_prefix, reverse
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from factcheck.roles import SIGN_OFF_CLAIM, role_names
+from factcheck.templatetags.numbers import thousands
 
 #: ``(label, URL name, names of other pages of its section)``.
 NAVIGATION = [
-    ("Cases", "claims:case_list", ()),
-    ("Sources", "sources:source_list", ()),
-    ("My reviews", "claims:my_reviews", ()),
+    (_("Cases"), "claims:case_list", ()),
+    (_("Sources"), "sources:source_list", ()),
+    (_("My reviews"), "claims:my_reviews", ()),
     # The desk's side of corrections is reached from the log, and belongs with it.
-    ("Corrections", "claims:corrections_log", ("claims:corrections_desk", "claims:reports_inbox")),
-    ("Search", "search", ()),
+    (
+        _("Corrections"),
+        "claims:corrections_log",
+        ("claims:corrections_desk", "claims:reports_inbox"),
+    ),
+    (_("Search"), "search", ()),
 ]
 
 
@@ -56,25 +63,29 @@ def open_reports_for(request):
 
 def menu_counts(request):
     """
-    ``{URL name: (count, of what)}``: what the menu counts as waiting for the
-    request's user. Reviews only for a reviewer (who can decide them): an editor's
-    pages skip the query. Reports only for those who handle them.
+    ``{URL name: (count, what it counts)}``: what the menu counts as waiting for
+    the request's user ("3 waiting"). Reviews only for a reviewer (who can decide
+    them): an editor's pages skip the query. Reports only for those who handle them.
     """
     counts = {}
     if request.user.has_perm(SIGN_OFF_CLAIM):
-        counts["claims:my_reviews"] = (open_reviews_of(request), "waiting")
+        reviews = open_reviews_of(request)
+        # Translators: how many reviews wait for the user, read out after "My reviews".
+        waiting = ngettext("%(count)s waiting", "%(count)s waiting", reviews)
+        counts["claims:my_reviews"] = (reviews, waiting % {"count": thousands(reviews)})
     if (reports := open_reports_for(request)) is not None:
-        counts["claims:corrections_log"] = (
-            reports,
-            "reader's report open" if reports == 1 else "readers' reports open",
+        open_reports = ngettext(
+            "%(count)s reader's report open", "%(count)s readers' reports open", reports
         )
+        counts["claims:corrections_log"] = (reports, open_reports % {"count": thousands(reports)})
     return counts
 
 
 def navigation(request):
     """
     The main navigation, with the current section marked, and the user's roles;
-    an item's ``count`` is what waits there (``counted``: of what, for screen readers).
+    an item's ``count`` is what waits there (``counted``: the count with what it
+    counts, for screen readers).
     """
     counts = menu_counts(request)
     items = []

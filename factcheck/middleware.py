@@ -2,13 +2,22 @@
 
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.http import QueryDict
 from django.shortcuts import render
 from django.urls import get_resolver, get_urlconf
+from django.utils import translation
 from django.utils.cache import patch_cache_control, patch_vary_headers
 
 from factcheck.exceptions import Refused
 from factcheck.http import plain_answer
+from factcheck.preferences import (
+    LANGUAGE_SESSION_KEY,
+    offered_languages,
+    remember_language,
+    saved_language,
+    set_language_cookie,
+)
 from factcheck.text import with_lf
 
 _FORM_TYPES = frozenset({"application/x-www-form-urlencoded", "multipart/form-data"})
@@ -122,4 +131,39 @@ class DeskCacheControlMiddleware:
         user = getattr(request, "user", None)
         if user is not None and user.is_authenticated:
             patch_cache_control(response, private=True, no_cache=True)
+        return response
+
+
+class UserLanguageMiddleware:
+    """
+    A signed-in user's saved language (``factcheck.preferences``) over what
+    ``LocaleMiddleware`` chose from the cookie or the browser's Accept-Language.
+    Read from the session, where the login put it: no query. Their browser gets
+    the language cookie too, so that the login page after they log out stays in it.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        language = None
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated:
+            language = request.session.get(LANGUAGE_SESSION_KEY)
+            if language is None:
+                # A session opened before languages were kept: read once, then kept.
+                language = saved_language(user)
+                remember_language(request, language)
+            if language in offered_languages():
+                translation.activate(language)
+                request.LANGUAGE_CODE = translation.get_language()
+            else:
+                language = None
+        response = self.get_response(request)
+        if (
+            language
+            and request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME) != language
+            and settings.LANGUAGE_COOKIE_NAME not in response.cookies
+        ):
+            set_language_cookie(response, language)
         return response

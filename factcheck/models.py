@@ -3,6 +3,7 @@ from django.contrib.contenttypes.fields import GenericForeignKey
 from django.contrib.contenttypes.models import ContentType
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class AppendOnlyError(Exception):
@@ -24,14 +25,14 @@ class AuditEvent(models.Model):
         blank=True,
         on_delete=models.PROTECT,
         related_name="audit_events",
-        help_text="Empty for changes made by the system (seeding, background tasks).",
+        help_text=_("Empty for changes made by the system (seeding, background tasks)."),
     )
     action = models.CharField(max_length=100, db_index=True)
     target_type = models.ForeignKey(ContentType, on_delete=models.PROTECT)
     target_id = models.CharField(max_length=64)
     target = GenericForeignKey("target_type", "target_id")
     target_repr = models.CharField(
-        max_length=300, help_text="How the target read when the event happened."
+        max_length=300, help_text=_("How the target read when the event happened.")
     )
     changes = models.JSONField(default=dict, blank=True, encoder=DjangoJSONEncoder)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
@@ -39,7 +40,7 @@ class AuditEvent(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["target_type", "target_id", "-created_at"])]
-        verbose_name = "audit event"
+        verbose_name = _("audit event")
 
     def __str__(self):
         who = self.actor or "system"
@@ -69,7 +70,7 @@ class SearchEntry(models.Model):
     body = models.TextField()
     url = models.CharField(max_length=500)
     location = models.CharField(max_length=100, blank=True)
-    position = models.PositiveIntegerField(default=0, help_text="Order within the object.")
+    position = models.PositiveIntegerField(default=0, help_text=_("Order within the object."))
     #: The passage's language (a code from factcheck.languages), which picks the
     #: PostgreSQL text search configuration its words are stemmed with.
     language = models.CharField(max_length=16, blank=True, default="")
@@ -77,7 +78,7 @@ class SearchEntry(models.Model):
     class Meta:
         ordering = ["kind", "object_id", "position"]
         indexes = [models.Index(fields=["kind", "object_id"])]
-        verbose_name_plural = "search entries"
+        verbose_name_plural = _("search entries")
 
     def __str__(self):
         return f"{self.kind} {self.object_id}: {self.title}"
@@ -90,8 +91,8 @@ class Organisation(models.Model):
     """
 
     name = models.CharField(max_length=200, default="factcheck")
-    url = models.URLField("URL", blank=True)
-    logo_url = models.URLField("logo URL", blank=True)
+    url = models.URLField(_("URL"), blank=True)
+    logo_url = models.URLField(_("logo URL"), blank=True)
     corrections_policy = models.TextField(
         blank=True,
         default=(
@@ -100,12 +101,12 @@ class Organisation(models.Model):
             "removed: a later change is a new entry that supersedes the old one."
         ),
     )
-    corrections_policy_url = models.URLField("corrections policy URL", blank=True)
+    corrections_policy_url = models.URLField(_("corrections policy URL"), blank=True)
     #: Every public page's ETag names it (the name, logo and policy show on them all).
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        verbose_name = "organisation"
+        verbose_name = _("organisation")
 
     def __str__(self):
         return self.name
@@ -126,12 +127,12 @@ class Preferences(models.Model):
     language = models.CharField(
         max_length=16,
         blank=True,
-        help_text="A language code from LANGUAGES; empty follows the browser.",
+        help_text=_("A language code from LANGUAGES; empty follows the browser."),
     )
 
     class Meta:
-        verbose_name = "preferences"
-        verbose_name_plural = "preferences"
+        verbose_name = _("preferences")
+        verbose_name_plural = _("preferences")
 
     def __str__(self):
         return f"{self.user}: {self.language or 'browser'}"

@@ -87,6 +87,9 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # A signed-in user's saved language over the cookie's or the browser's
+    # (factcheck/preferences.py).
+    "factcheck.middleware.UserLanguageMiddleware",
     # Django's, answering an htmx request whose session has ended with 401 and a sentence.
     "factcheck.auth.LoginRequiredMiddleware",
     "factcheck.middleware.LineBreaksMiddleware",
@@ -279,6 +282,10 @@ LANGUAGES = [
     ("ar", "العربية"),
 ]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+# The language menu's cookie, for visitors who are not signed in: sent like the session's.
+LANGUAGE_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", default=not DEBUG)
+LANGUAGE_COOKIE_HTTPONLY = True
+LANGUAGE_COOKIE_SAMESITE = "Lax"
 FORMAT_MODULE_PATH = ["factcheck.formats"]
 USE_TZ = True
 

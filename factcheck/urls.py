@@ -19,7 +19,13 @@ from factcheck.two_factor_views import (
     two_factor_verify_view,
     two_factor_view,
 )
-from factcheck.views import healthz_view, readyz_view, search_view
+from factcheck.views import (
+    healthz_view,
+    javascript_catalog_view,
+    readyz_view,
+    search_view,
+    set_language_view,
+)
 
 # A lost database answers 503 with a plain page instead of a 500 (factcheck/database_outage.py).
 handler500 = "factcheck.views.server_error"
@@ -73,6 +79,9 @@ urlpatterns = [
     path("account/two-factor/disable/", two_factor_disable_view, name="two_factor_disable"),
     path("admin/", admin.site.urls),
     path("search/", search_view, name="search"),
+    # The language menu (factcheck/preferences.py), and the translations scripts use.
+    path("language/", set_language_view, name="set-language"),
+    path("jsi18n/", javascript_catalog_view, name="javascript-catalog"),
     path("healthz", healthz_view, name="healthz"),
     path("readyz", readyz_view, name="readyz"),
     path("sources/", include("sources.urls")),

@@ -3,19 +3,31 @@ import sys
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required, permission_required
 from django.core.cache import cache
-from django.core.exceptions import RequestDataTooBig
+from django.core.exceptions import RequestDataTooBig, ValidationError
 from django.db import connection
 from django.db.models import Min, Q
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.template.defaultfilters import filesizeformat
-from django.utils import timezone
+from django.urls import reverse
+from django.utils import timezone, translation
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
 from django.views import defaults
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
+from django.views.decorators.http import last_modified, require_POST
+from django.views.i18n import JavaScriptCatalog
 from django_tasks_db.models import DBTaskResult, get_date_max
 
 from factcheck.database_outage import database_unavailable_response, is_database_unavailable
 from factcheck.http import plain_answer
 from factcheck.pagination import Paginator
+from factcheck.preferences import (
+    LanguageForm,
+    preferences_set_language,
+    remember_language,
+    set_language_cookie,
+)
 from factcheck.roles import claim_ids_visible_to
 from factcheck.search import search
 
@@ -39,6 +51,86 @@ def search_view(request):
     if request.htmx:
         return render(request, "search.html#results", context)
     return render(request, "search.html", context)
+
+
+def _back_to(request, url):
+    """``url`` (the form's ``next``, else the referrer) if it is a page of this site, else home."""
+    for candidate in (url, request.headers.get("referer", "")):
+        if candidate and url_has_allowed_host_and_scheme(
+            candidate, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+        ):
+            return candidate
+    # A reader who is not signed in has no desk: their home is the public log.
+    return reverse("home" if request.user.is_authenticated else "claims:corrections_log")
+
+
+def _language_refused(request, messages):
+    message = " ".join(messages) or _("Choose a language.")
+    if request.htmx:
+        return plain_answer(message, 400)
+    return render(request, "refused.html", {"exception": message}, status=400)
+
+
+def _set_language(request):
+    form = LanguageForm(request.POST)
+    if not form.is_valid():
+        return _language_refused(request, form.errors.get("language", []))
+    language = form.cleaned_data["language"]
+    if request.user.is_authenticated:
+        try:
+            preferences_set_language(user=request.user, language=language)
+        except ValidationError as refused:
+            return _language_refused(request, refused.messages)
+        remember_language(request, language)
+    url = _back_to(request, form.cleaned_data["next"])
+    if request.htmx:
+        # The whole page changes language: htmx loads it, not a part of it.
+        response = HttpResponse(status=204, headers={"HX-Redirect": url})
+    else:
+        response = HttpResponseRedirect(url)
+    set_language_cookie(response, language)
+    return response
+
+
+@login_not_required
+@csrf_exempt
+@require_POST
+def set_language_view(request):
+    """
+    The language menu. A signed-in user's choice is kept on their account; anyone
+    else's in the language cookie alone. Then back to the page the menu was on.
+
+    The CSRF check is for signed-in users, whose account it writes to: a public
+    page carries no token (it is the same page for every reader, and cached), and
+    a forged post could only change a reader's language cookie.
+    """
+    if request.user.is_authenticated:
+        return csrf_protect(_set_language)(request)
+    return _set_language(request)
+
+
+class LanguageCatalog(JavaScriptCatalog):
+    """
+    Django's JavaScript catalogue in the language its address names
+    (``?language=``, as base.html writes it: the page's own, which a public page
+    may take from its case), else in the request's.
+    """
+
+    def get(self, request, *args, **kwargs):
+        language = request.GET.get("language", "")
+        if language not in dict(settings.LANGUAGES):
+            return super().get(request, *args, **kwargs)
+        with translation.override(language):
+            return super().get(request, *args, **kwargs)
+
+
+#: When this process started: the catalogues change only with a deployment (they are
+#: compiled at set-up), so a browser asks again with If-Modified-Since and gets a 304.
+CATALOGUES_LOADED = timezone.now()
+
+javascript_catalog_view = login_not_required(
+    last_modified(lambda request, **kwargs: CATALOGUES_LOADED)(LanguageCatalog.as_view())
+)
 
 
 @login_not_required
@@ -124,8 +216,11 @@ def bad_request(request, exception):
         limit = filesizeformat(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
         most = filesizeformat(settings.SOURCE_UPLOAD_MAX_BYTES)
         return plain_answer(
-            f"What you sent is over {limit}, the most a form can carry; nothing was saved. "
-            f"To add a text this long, save it as a file and upload that (up to {most}).",
+            _(
+                "What you sent is over %(limit)s, the most a form can carry; nothing was saved. "
+                "To add a text this long, save it as a file and upload that (up to %(most)s)."
+            )
+            % {"limit": limit, "most": most},
             413,
         )
     return defaults.bad_request(request, exception)

@@ -38,7 +38,7 @@ from claims.services import (
 )
 from claims.workflow import Action, claim_digest, claim_transition
 from factcheck.exceptions import NotAllowed
-from factcheck.models import AuditEvent, Organisation, SearchEntry
+from factcheck.models import AuditEvent, Organisation, Preferences, SearchEntry
 from factcheck.roles import can_sign_off, cases_visible_to, claims_visible_to
 from sources.models import Reanchoring, Source
 from sources.services import find_span, quotation_create, source_version_create_from_text
@@ -134,6 +134,12 @@ MATRIX = {
     ),
     "logout": Row(get="L 405 405 405 405 405", post="L R R R R R"),
     "healthz": Row(get=PUBLIC, post=PUBLIC),
+    # The language menu, on every page: anyone may choose (a signed-in user's choice is
+    # kept on their account), then goes back to the page they were on.
+    "set-language": Row(
+        get="405 405 405 405 405 405", post="R R R R R R", data=lambda w: {"language": "es"}
+    ),
+    "javascript-catalog": Row(get=PUBLIC, post="405 405 405 405 405 405"),
     "readyz": Row(get=PUBLIC, post=PUBLIC),
     # Two-factor authentication: one's own account, like the password. Without a device
     # the code, disable and new-codes pages send back to where one was going (R).
@@ -177,6 +183,12 @@ MATRIX = {
             w.selection(w.piece_version, "3.7× higher throughput")
             | {"statement": "Up to 3.7 times the throughput.", "claimant": "Together AI"}
         ),
+    ),
+    "claims:case_language": Row(
+        get=POST_ONLY,
+        post=EDITORS_REDIRECT,
+        args=lambda w: {"slug": w.case.slug},
+        data=lambda w: {"language": "es"},
     ),
     "claims:claim_detail": Row(get=IN_REACH, post=IN_REACH, args=claim_args),
     "claims:claim_edit": Row(
@@ -329,6 +341,13 @@ MATRIX = {
     "sources:source_detail": Row(
         get=BOTH_ROLES, post=BOTH_ROLES, args=lambda w: {"pk": w.primary.pk}
     ),
+    # An editor puts right the language detection guessed (issue 38).
+    "sources:version_language": Row(
+        get=POST_ONLY,
+        post=EDITORS_REDIRECT,
+        args=lambda w: {"pk": w.primary.pk, "number": w.primary_version.number},
+        data=lambda w: {"language": "es"},
+    ),
     "sources:version_upload": Row(
         get=POST_ONLY,
         post=EDITORS_REDIRECT,
@@ -386,6 +405,7 @@ ADMIN_RIGHTS = {
     "django_tasks_database.dbtaskresult": ("", "v"),
     "factcheck.auditevent": ("", "v"),
     "factcheck.organisation": ("", "vc"),
+    "factcheck.preferences": ("", "vacd"),
     "factcheck.searchentry": ("", "vd"),
     "sources.quotation": ("va", "va"),
     "sources.reanchoring": ("", "v"),
@@ -585,6 +605,9 @@ class World:
                 traceback="",
             ),
             "factcheck.organisation": Organisation.current(),
+            "factcheck.preferences": Preferences.objects.create(
+                user=UserFactory(username="spare-preferences"), language="fr"
+            ),
             "factcheck.searchentry": SearchEntry.objects.first(),
             "factcheck.auditevent": AuditEvent.objects.first(),
             "claims.claim": self.claim,

@@ -32,6 +32,9 @@ PUBLIC_URL_NAMES = {
     "admin:login",
     "healthz",
     "readyz",
+    # The language menu is on the public pages too, and so is the catalogue scripts read.
+    "set-language",
+    "javascript-catalog",
 }
 
 #: Values for route converters; middleware answers before a view looks them up.
