@@ -11,6 +11,7 @@ class FactcheckConfig(AppConfig):
         from django_otp.plugins.otp_static.models import StaticDevice
         from django_otp.plugins.otp_totp.models import TOTPDevice
 
+        from factcheck import preferences  # noqa: F401 (connects the login receiver)
         from factcheck.text_match import add_sqlite_functions
 
         connection_created.connect(add_sqlite_functions, dispatch_uid="sqlite-functions")

@@ -15,7 +15,7 @@ from claims.models import (
     Rating,
     ReviewAssignment,
 )
-from factcheck.models import AuditEvent, Organisation, SearchEntry
+from factcheck.models import AuditEvent, Organisation, Preferences, SearchEntry
 from sources.models import Quotation, Reanchoring, Source, SourceVersion
 from sources.services import source_version_create_from_text
 from tests.factories import (
@@ -65,6 +65,7 @@ def admin_client(client, db, first_case):
     CommentFactory(claim=claim)
     ClaimFlagFactory(claim=claim)
     Organisation.current()
+    Preferences.objects.create(user=UserFactory(username="prefers-french"), language="fr")
     ErrorReport.objects.create(page_url="/corrections/", message="A typo.", sender_key="k")
     carried = QuotationFactory(exact="1,111 tokens per second")
     source_version_create_from_text(

@@ -118,6 +118,8 @@ OUR_HTMX_ATTRIBUTES = {
 OUR_META_NAMES = {"viewport", "htmx-config"}
 OUR_LINK_RELS = {"stylesheet", "icon", "alternate"}
 STATIC_PREFIX = "/" + settings.STATIC_URL.strip("/") + "/"
+#: The JavaScript catalogue, our own view, in the page's language.
+CATALOGUE_PREFIX = reverse("javascript-catalog") + "?language="
 LD_JSON_BLOCK = re.compile(r'<script type="application/ld\+json">(.*?)</script>', re.DOTALL)
 
 
@@ -152,7 +154,11 @@ def html_problems(html, *, ld_json_blocks=0):
             src = element.get("src")
             if src is None and element.get("type") == "application/ld+json":
                 found_ld += 1
-            elif not (src and src.startswith(STATIC_PREFIX) and not (element.text or "").strip()):
+            elif not (
+                src
+                and src.startswith((STATIC_PREFIX, CATALOGUE_PREFIX))
+                and not (element.text or "").strip()
+            ):
                 problems.append(f"a script that is not ours: {snippet}")
         elif tag in FORBIDDEN_TAGS:
             problems.append(f"a <{tag}> element: {snippet}")
@@ -862,7 +868,9 @@ SHARED_BROWSER_PAGES = ("search, source text", "readers' reports", "corrections 
 INSPECT = """() => {
   const problems = [];
   const ours = (script) => (script.type === 'application/ld+json' && !script.src)
-    || (script.src.startsWith(location.origin + '/static/') && !script.text.trim());
+    || ((script.src.startsWith(location.origin + '/static/')
+        || script.src.startsWith(location.origin + '/jsi18n/?language='))
+        && !script.text.trim());
   for (const script of document.scripts) {
     if (!ours(script)) problems.push('script: ' + script.outerHTML.slice(0, 120));
   }
