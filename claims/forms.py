@@ -23,6 +23,7 @@ from claims.models import (
 )
 from claims.services import reviewer_already_assigned
 from factcheck.http import id_or_none
+from factcheck.languages import LANGUAGE_CHOICES
 from factcheck.roles import EDITOR, REVIEWER
 from factcheck.text import without_control_characters
 from sources.models import Quotation, Source, SourceRole
@@ -339,15 +340,19 @@ class CommentForm(forms.Form):
 class CaseForm(forms.ModelForm):
     class Meta:
         model = Case
-        fields = ["title", "slug", "source_under_check", "lead_editor"]
+        fields = ["title", "slug", "source_under_check", "lead_editor", "language"]
         labels = {
             "title": gettext_lazy("Title"),
             "slug": gettext_lazy("Slug"),
             "source_under_check": gettext_lazy("Source under check"),
             "lead_editor": gettext_lazy("Lead editor"),
+            "language": gettext_lazy("Language"),
         }
         help_texts = {
-            "slug": gettext_lazy("The case's address: lowercase words joined by hyphens.")
+            "slug": gettext_lazy("The case's address: lowercase words joined by hyphens."),
+            "language": gettext_lazy(
+                "The language of the piece and of the case's public pages, which are served in it."
+            ),
         }
         field_classes = {
             "lead_editor": PersonChoiceField,
@@ -376,6 +381,11 @@ class CaseForm(forms.ModelForm):
         self.fields["lead_editor"].queryset = by_name(
             get_user_model().objects.filter(groups__name=EDITOR)
         )
+        # Left blank, the case takes the language detected in its piece (case_create).
+        self.fields["language"].choices = [
+            ("", _("As detected in the piece under check")),
+            *LANGUAGE_CHOICES[1:],
+        ]
 
 
 class _LogEntryTextarea(forms.Textarea):

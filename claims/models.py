@@ -11,8 +11,9 @@ from django.utils.functional import cached_property
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext_lazy
 
+from factcheck.languages import LANGUAGE_CHOICES
 from factcheck.text import without_control_characters
-from sources.models import Quotation, Reanchoring, Source, SourceVersion
+from sources.models import Quotation, Reanchoring, Source, SourceVersion, WrittenInLanguage
 
 
 class Rating(models.Model):
@@ -81,7 +82,7 @@ class CaseStatus(models.TextChoices):
     ARCHIVED = "archived", pgettext_lazy("case status", "Archived")
 
 
-class Case(models.Model):
+class Case(WrittenInLanguage, models.Model):
     """A fact-check of one piece (the source under check) and the claims made in it."""
 
     Status = CaseStatus
@@ -99,6 +100,12 @@ class Case(models.Model):
         related_name="led_cases",
     )
     status = models.CharField(max_length=20, choices=Status, default=Status.OPEN)
+    #: The language the piece and the case are written in (factcheck.languages):
+    #: the piece's when the case is opened, unless the desk says otherwise. The
+    #: public pages are served in it, and ClaimReview gives it as ``inLanguage``.
+    language = models.CharField(
+        gettext_lazy("language"), max_length=16, blank=True, choices=LANGUAGE_CHOICES
+    )
     #: The number its latest claim was given (``Claim.number``): never given again,
     #: even once that claim is deleted.
     last_claim_number = models.PositiveIntegerField(default=0, editable=False)

@@ -175,6 +175,10 @@ def claim_review(claim, *, claim_url, organisation, scale):
         "reviewRating": rating,
         "itemReviewed": {"@type": "Claim", "appearance": [appearance]},
     }
+    # The case's language is the review's and the claim's (it is the piece's by default).
+    if language := claim.case.language_tag:
+        review["inLanguage"] = language
+        review["itemReviewed"]["inLanguage"] = language
     # Who made the claim, when anyone is named: an empty name is worse than none.
     if claimant := claim.claimant or source.publisher:
         review["itemReviewed"]["author"] = {"@type": "Organization", "name": claimant}

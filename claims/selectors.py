@@ -187,7 +187,9 @@ def claim_rows_key(case, rows):
         (row["pk"], row["number"], row["updated_at"], row["quotation_id"], row["verdict_changed"])
         for row in rows
     ]
-    return hashlib.sha256(repr((case.pk, case.slug, shown, list(flags))).encode()).hexdigest()
+    # The case's language is the quotations' ``lang``.
+    key = (case.pk, case.slug, case.language, shown, list(flags))
+    return hashlib.sha256(repr(key).encode()).hexdigest()
 
 
 def case_marked_part(case, version, rows, *, at=0):

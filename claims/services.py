@@ -37,26 +37,83 @@ from factcheck import search
 from factcheck.audit import acting_user, record
 from factcheck.exceptions import Conflict, NotAllowed
 from factcheck.roles import REVIEWER, can_sign_off, is_editor, require_editor
-from sources.services import quotation_create_from_selection
+from sources.models import SourceVersion
+from sources.services import check_language, quotation_create_from_selection
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
     from django.db.models import QuerySet
 
-    from sources.models import Quotation, Source, SourceVersion
+    from sources.models import Quotation, Source
 
 
 @transaction.atomic
 def case_create(
-    *, title: str, slug: str, source_under_check: Source, lead_editor: User | None, actor: User
+    *,
+    title: str,
+    slug: str,
+    source_under_check: Source,
+    lead_editor: User | None,
+    actor: User,
+    language: str = "",
 ) -> Case:
-    """Open a case checking ``source_under_check``."""
+    """
+    Open a case checking ``source_under_check``, in ``language`` (a code of
+    factcheck.languages); without one, in the language of the piece's current
+    version, as detected or set on the source page ("" while not known).
+    """
+    check_language(language)
     case = Case(
-        title=title, slug=slug, source_under_check=source_under_check, lead_editor=lead_editor
+        title=title,
+        slug=slug,
+        source_under_check=source_under_check,
+        lead_editor=lead_editor,
+        language=language or piece_language(source_under_check),
     )
     case.full_clean()
     case.save()
-    record(actor=actor, action="case.create", target=case, changes={"title": title})
+    record(
+        actor=actor,
+        action="case.create",
+        target=case,
+        changes={"title": title, "language": case.language},
+    )
+    return case
+
+
+def piece_language(source: Source) -> str:
+    """The language of ``source``'s current version ("" before one is read, or when not known)."""
+    return (
+        SourceVersion.objects.filter(source_id=source.pk)
+        .current_first()
+        .values_list("language", flat=True)
+        .first()
+        or ""
+    )
+
+
+@transaction.atomic
+def case_set_language(*, case: Case, language: str, actor: User) -> Case:
+    """
+    Say which language ``case`` is written in (a code of factcheck.languages, or
+    "" for not known): its public pages are served in it, and its claims are
+    searched in it, so they are indexed again. Only an editor may (NotAllowed);
+    an unknown code is a ValidationError, and nothing changes.
+    """
+    if not actor.has_perm("claims.change_case"):
+        raise NotAllowed(_("Only an editor can change a case's language."), code="not_editor")
+    check_language(language)
+    old = (
+        Case.objects.select_for_update().filter(pk=case.pk).values_list("language", flat=True).get()
+    )
+    case.language = language
+    if old == language:
+        return case
+    Case.objects.filter(pk=case.pk).update(language=language, updated_at=timezone.now())
+    record(actor=actor, action="case.language", target=case, changes={"language": [old, language]})
+    for claim in case.claims.select_related("quotation"):
+        claim.case = case
+        index_claim(claim)
     return case
 
 
@@ -95,10 +152,14 @@ def claim_create(
 
 
 def index_claim(claim: Claim) -> None:
-    """Make the claim findable by its statement, claimant, quoted words and rationale."""
+    """
+    Make the claim findable by its statement, claimant, quoted words and
+    rationale, in its case's language.
+    """
     search.replace_entries(
         kind="claim",
         object_id=claim.pk,
+        language=claim.case.language,
         passages=[
             search.Passage(
                 title=claim.statement,

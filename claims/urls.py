@@ -10,6 +10,7 @@ urlpatterns = [
     path("cases/", desk.case_list_view, name="case_list"),
     path("cases/new/", desk.case_create_view, name="case_create"),
     path("cases/<slug:slug>/", desk.case_detail_view, name="case_detail"),
+    path("cases/<slug:slug>/language/", desk.case_language_view, name="case_language"),
     path("cases/<slug:slug>/claims/new/", desk.claim_create_view, name="claim_create"),
     path("cases/<slug:slug>/claims/<id:pk>/", desk.claim_detail_view, name="claim_detail"),
     path("cases/<slug:slug>/claims/<id:pk>/edit/", desk.claim_edit_view, name="claim_edit"),

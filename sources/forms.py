@@ -6,6 +6,7 @@ from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from factcheck.languages import LANGUAGE_CHOICES
 from sources.models import Source
 from sources.services import check_upload, too_large_message
 
@@ -154,3 +155,18 @@ class SelectionForm(forms.Form):
     start = forms.IntegerField(min_value=0)
     end = forms.IntegerField(min_value=1)
     selected_text = forms.CharField(strip=False, max_length=200_000)
+
+
+class LanguageForm(forms.Form):
+    """The language a text is written in: one of factcheck.languages, or not known."""
+
+    language = forms.ChoiceField(
+        label=gettext_lazy("Language"),
+        choices=LANGUAGE_CHOICES,
+        required=False,
+        error_messages={
+            "invalid_choice": gettext_lazy(
+                "“%(value)s” is not a language this desk knows: choose one from the list."
+            )
+        },
+    )

@@ -10,9 +10,32 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
+from factcheck.languages import LANGUAGE_CHOICES, OTHER
+
 #: How many characters of context a quotation keeps on each side. The W3C Web
 #: Annotation model calls these the prefix and suffix of a TextQuoteSelector.
 QUOTATION_CONTEXT_CHARS = 32
+
+
+#: Languages written from right to left: their text is shown with ``dir="rtl"``.
+RIGHT_TO_LEFT = frozenset({"ar", "fa", "he", "ur"})
+
+
+class WrittenInLanguage:
+    """
+    For a model with a ``language`` (a code of factcheck.languages): what a
+    page's ``lang`` and ``dir`` attributes say of its text, for screen readers
+    and the browser's hyphenation.
+    """
+
+    @property
+    def language_tag(self):
+        """The text's BCP 47 tag for ``lang``, or "" when it is not known or not listed."""
+        return "" if self.language in ("", OTHER) else self.language
+
+    @property
+    def right_to_left(self):
+        return self.language in RIGHT_TO_LEFT
 
 
 class ImmutableRecordError(Exception):
@@ -128,7 +151,7 @@ class SourceVersionQuerySet(models.QuerySet):
         return self.order_by(unreadable, "-number")
 
 
-class SourceVersion(models.Model):
+class SourceVersion(WrittenInLanguage, models.Model):
     """
     One uploaded state of a source: the file exactly as received, and its text.
 
@@ -202,6 +225,12 @@ class SourceVersion(models.Model):
         max_length=20, choices=ExtractionStatus, default=ExtractionStatus.PENDING
     )
     extraction_error = models.TextField(blank=True)
+    #: The language its text is written in (factcheck.languages), "" while not
+    #: known: guessed when extraction finishes, corrected by the desk. Not part
+    #: of the upload, so not frozen: a wrong guess must be put right.
+    language = models.CharField(
+        gettext_lazy("language"), max_length=16, blank=True, choices=LANGUAGE_CHOICES
+    )
     uploaded_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,

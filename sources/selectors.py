@@ -5,6 +5,7 @@ import hashlib
 from django.db.models import Count, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 
+from factcheck.languages import LANGUAGE_CHOICES
 from sources import anchoring
 from sources.diffs import version_diff, word_diff
 from sources.highlighting import cached_marked_part
@@ -132,6 +133,8 @@ def source_reader(source, *, at=0, user=None):
         # Uploads after the current version whose text could not be read.
         "unreadable_newer": [v for v in versions if current and v.number > current.number],
         "extracting": any(not version.is_settled for version in versions),
+        # The current version's language form offers these (version_language_view).
+        "language_choices": LANGUAGE_CHOICES,
     }
 
 

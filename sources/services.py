@@ -18,6 +18,8 @@ from django.utils.translation import ngettext
 
 from factcheck import search
 from factcheck.audit import acting_user, record
+from factcheck.exceptions import NotAllowed
+from factcheck.languages import BY_CODE, detect_language
 from sources import anchoring
 from sources.extraction import UnsupportedUpload, detect_media_type
 from sources.highlighting import part_starts
@@ -188,13 +190,18 @@ def source_version_create_from_text(
     actor: User | None,
     media_type: str = MediaType.TEXT,
     original_filename: str = "",
+    language: str | None = None,
 ) -> tuple[SourceVersion, bool]:
     """
     Store ``text`` as a new version of ``source`` whose extracted text is the text
     itself, ready to quote at once (used for seeding); quotations of the previous
-    version are carried over as after an extraction. Returns ``(version,
-    created)``; the latest version's text again gives back that version.
+    version are carried over as after an extraction. Its ``language`` is the one
+    given ("" for not known), else the one detected in the text, as extraction
+    does. Returns ``(version, created)``; the latest version's text again gives
+    back that version.
     """
+    if language is not None:
+        check_language(language)
     content = text.encode("utf-8")
     _lock_source(source)
     latest = _latest_with_same_bytes(source, content)
@@ -212,6 +219,7 @@ def source_version_create_from_text(
         extraction_status=ExtractionStatus.READY,
         extractor="utf-8",
         extracted_at=timezone.now(),
+        language=detect_language(text) if language is None else language,
     )
     version_reanchor(version=version)
     return version, True
@@ -414,12 +422,21 @@ def version_extraction_finish(
         version.page_offsets = result.page_offsets
         version.sections = result.sections
         version.extractor = result.extractor
+    # An editor may have named the language while the text was being read: theirs stands.
+    version.language = (
+        SourceVersion.objects.filter(pk=version.pk).values_list("language", flat=True).first()
+        or version.language
+    )
+    if version.is_ready and not version.language:
+        version.language = detect_language(version.extracted_text)
     version.save()
     record(
         actor=None,
         action=f"sourceversion.extraction_{status}",
         target=version,
-        changes={"error": error} if error else {"characters": len(version.extracted_text)},
+        changes={"error": error}
+        if error
+        else {"characters": len(version.extracted_text), "language": version.language},
     )
     if version.is_ready:
         index_version_text(version)
@@ -438,11 +455,15 @@ def _passage_location(version: SourceVersion, start: int, end: int) -> str:
 
 
 def index_version_text(version: SourceVersion) -> None:
-    """Make ``version``'s text the searchable text of its source (the latest version wins)."""
+    """
+    Make ``version``'s text the searchable text of its source (the latest version
+    wins), in the version's language.
+    """
     source = version.source
     search.replace_entries(
         kind="source",
         object_id=version.source_id,
+        language=version.language,
         passages=[
             search.Passage(
                 title=str(version.source),
@@ -456,6 +477,51 @@ def index_version_text(version: SourceVersion) -> None:
             )
         ],
     )
+
+
+def check_language(language: str) -> None:
+    """ValidationError unless ``language`` is a code of factcheck.languages or "" (not known)."""
+    if language and language not in BY_CODE:
+        raise ValidationError(
+            _("“%(language)s” is not a language this desk knows: choose one from the list.")
+            % {"language": language[:20]},
+            code="unknown_language",
+        )
+
+
+@transaction.atomic
+def version_set_language(
+    *, version: SourceVersion, language: str, actor: User | None
+) -> SourceVersion:
+    """
+    Say which language ``version``'s text is written in (a code of
+    factcheck.languages, or "" for not known), putting right what detection
+    guessed. The source's current version is searched in its language: its
+    passages are indexed again, in the new one. Only who may change the
+    source may do it (NotAllowed); an unknown code is a ValidationError, and
+    nothing changes.
+    """
+    if actor is not None and not actor.has_perm("sources.change_source"):
+        raise NotAllowed(_("Only an editor can change a source's language."), code="not_editor")
+    check_language(language)
+    _lock_source(version.source)
+    old = SourceVersion.objects.filter(pk=version.pk).values_list("language", flat=True).get()
+    version.language = language
+    if old == language:
+        return version
+    SourceVersion.objects.filter(pk=version.pk).update(language=language)
+    # The public pages that quote the source name its last change in their ETags.
+    Source.objects.filter(pk=version.source_id).update(updated_at=timezone.now())
+    record(
+        actor=actor,
+        action="sourceversion.language",
+        target=version,
+        changes={"language": [old, language]},
+    )
+    current = SourceVersion.objects.filter(source_id=version.source_id).current_first().first()
+    if version.is_ready and current is not None and current.pk == version.pk:
+        index_version_text(version)
+    return version
 
 
 def previous_ready_version(version: SourceVersion) -> SourceVersion | None:

@@ -21,6 +21,11 @@ urlpatterns = [
     ),
     path("<id:pk>/versions/<id:number>/find/", views.quote_finder_view, name="quote_finder"),
     path(
+        "<id:pk>/versions/<id:number>/language/",
+        views.version_language_view,
+        name="version_language",
+    ),
+    path(
         "<id:pk>/versions/<id:old>/compare/<id:new>/",
         views.version_diff_view,
         name="version_diff",

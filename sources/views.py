@@ -14,7 +14,7 @@ from factcheck.http import found_or_404
 from factcheck.pagination import Paginator
 from sources import anchoring
 from sources.diffs import CHANGES_PER_PAGE, word_diff
-from sources.forms import QuoteFinderForm, SelectionForm, SourceForm, UploadForm
+from sources.forms import LanguageForm, QuoteFinderForm, SelectionForm, SourceForm, UploadForm
 from sources.highlighting import offset_in_text
 from sources.models import AnchoringStatus, Reanchoring, Source, SourceVersion
 from sources.selectors import (
@@ -32,6 +32,7 @@ from sources.services import (
     reanchoring_confirm,
     source_create,
     source_version_upload,
+    version_set_language,
 )
 
 SOURCES_PER_PAGE = 25
@@ -277,6 +278,36 @@ def reanchoring_confirm_view(request, pk, reanchoring_pk):
         _("Confirmed the new wording %(quotation)s.") % {"quotation": reanchoring.new_quotation},
     )
     return redirect(source.get_absolute_url())
+
+
+@require_POST
+@permission_required("sources.change_source", raise_exception=True)
+def version_language_view(request, pk, number):
+    """The language of a version's text, as an editor puts right what detection guessed."""
+    version = get_object_or_404(
+        SourceVersion.objects.select_related("source").without_text(), source_id=pk, number=number
+    )
+    form = LanguageForm(request.POST)
+    if not form.is_valid():
+        messages.error(
+            request,
+            _("The language was not changed: %(reason)s")
+            % {"reason": " ".join(form.errors["language"])},
+        )
+        return redirect_to(request, version.source.get_absolute_url())
+    language = form.cleaned_data["language"]
+    version_set_language(version=version, language=language, actor=request.user)
+    if language:
+        said = _("Version %(number)s is now marked as written in %(language)s.") % {
+            "number": version.number,
+            "language": version.get_language_display(),
+        }
+    else:
+        said = _("The language of version %(number)s is now marked as not known.") % {
+            "number": version.number
+        }
+    messages.success(request, said)
+    return redirect_to(request, version.source.get_absolute_url())
 
 
 @require_GET

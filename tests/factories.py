@@ -81,11 +81,13 @@ class SourceVersionFactory(factory.django.DjangoModelFactory):
 
     source = factory.SubFactory(SourceFactory)
     text = SAMPLE_TEXT
+    #: None: detected in the text, as the service does; or a code of factcheck.languages.
+    language = None
 
     @classmethod
-    def _create(cls, model_class, source, text, **kwargs):
+    def _create(cls, model_class, source, text, language, **kwargs):
         version, _created = source_version_create_from_text(
-            source=source, text=text, actor=None, original_filename="sample.txt"
+            source=source, text=text, actor=None, original_filename="sample.txt", language=language
         )
         return version
 
@@ -126,6 +128,7 @@ class CaseFactory(factory.django.DjangoModelFactory):
     slug = factory.Sequence(lambda n: f"case-{n}")
     source_under_check = factory.SubFactory(PieceUnderCheckFactory)
     lead_editor = factory.SubFactory(EditorFactory)
+    language = "en"
 
 
 class ClaimFactory(factory.django.DjangoModelFactory):

@@ -53,6 +53,7 @@ from claims.services import (
     READ_ONLY_STATES,
     EditConflict,
     case_create,
+    case_set_language,
     claim_create_from_selection,
     claim_flags_clear,
     claim_submit_for_review,
@@ -75,8 +76,10 @@ from claims.workflow import (
     own_work_refusal,
 )
 from factcheck.http import found_or_404, id_or_none
+from factcheck.languages import LANGUAGE_CHOICES
 from factcheck.pagination import Paginator
 from factcheck.roles import claims_visible_to, is_editor, sees_every_case
+from sources.forms import LanguageForm
 from sources.highlighting import offset_in_text
 from sources.models import Source
 from sources.selectors import passage_occurrences
@@ -176,6 +179,7 @@ def case_detail_view(request, slug, create_form=None, status_code=200):
         else None,
         "summary": status_choices if every_claim else claim_status_summary(case),
         "status_choices": status_choices,
+        "language_choices": LANGUAGE_CHOICES,
         **case_filter_choices(case, reviewers=every_claim),
     }
     return render(request, "claims/case_detail.html", context, status=status_code)
@@ -232,6 +236,31 @@ def case_create_view(request):
     return render(request, "claims/case_form.html", {"form": form}, status=status)
 
 
+@require_POST
+@permission_required("claims.change_case", raise_exception=True)
+def case_language_view(request, slug):
+    """The language of a case, which its public pages are served in and its claims searched in."""
+    case = _case(request, slug)
+    form = LanguageForm(request.POST)
+    if not form.is_valid():
+        messages.error(
+            request,
+            _("The language was not changed: %(reason)s")
+            % {"reason": " ".join(form.errors["language"])},
+        )
+        return redirect(case.get_absolute_url())
+    language = form.cleaned_data["language"]
+    case_set_language(case=case, language=language, actor=request.user)
+    if language:
+        said = _("The case is now marked as written in %(language)s.") % {
+            "language": case.get_language_display()
+        }
+    else:
+        said = _("The case's language is now marked as not known.")
+    messages.success(request, said)
+    return redirect(case.get_absolute_url())
+
+
 @permission_required("claims.view_reviewassignment", raise_exception=True)
 def my_reviews_view(request):
     """
@@ -250,7 +279,11 @@ def my_reviews_view(request):
 def _claim_context(request, case, pk, *, claim=None, **extra):
     """The claim page's context; ``claim`` if the caller read it (``claim_at``)."""
     claim = claim or found_or_404(claim_for_page, case, pk, request.user)
-    evidence_texts = [item.quotation.exact for item in claim.evidence.all()]
+    # Each quotation read in its own text's language, the statement in the case's.
+    evidence_texts = [
+        (item.quotation.exact, _figure_language(item.quotation.version.language or case.language))
+        for item in claim.evidence.all()
+    ]
     can_edit = is_editor(request.user) and claim.status not in READ_ONLY_STATES
     context = {
         "case": case,
@@ -259,7 +292,9 @@ def _claim_context(request, case, pk, *, claim=None, **extra):
         "actions": [
             (action, Action(action).label) for action in allowed_actions(claim, request.user)
         ],
-        "missing_figures": missing_figures(claim.statement, evidence_texts),
+        "missing_figures": missing_figures(
+            claim.statement, evidence_texts, language=_figure_language(case.language)
+        ),
         # What a reviewer signs off: it changes with the statement, verdict or evidence.
         "digest": claim_digest(claim),
         "history": claim_history(claim),
@@ -275,6 +310,12 @@ def _claim_context(request, case, pk, *, claim=None, **extra):
             "assign_form": _assign_form(claim),
         }
     return context | extra
+
+
+def _figure_language(code):
+    # The figure check reads "" (not known) as it reads any code it does not know:
+    # without words. A text in no known language was read as English before.
+    return code or "en"
 
 
 def _assign_form(claim):

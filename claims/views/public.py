@@ -4,6 +4,7 @@ corrections log (its pages, entries and JSON; its feeds are claims/feeds.py,
 with this log's caching).
 """
 
+from functools import wraps
 from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_not_required
@@ -11,6 +12,7 @@ from django.core.paginator import InvalidPage
 from django.db.models import Count, Max
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, render
+from django.utils import translation
 
 from claims import public as public_reads
 from claims.models import Case, Claim, ClaimStatus, Correction
@@ -42,6 +44,42 @@ def _log_last_modified(request, *args, **kwargs):
 
 
 log_conditions = public_page(etag=_log_etag, last_modified=_log_last_modified)
+
+
+def in_case_language(view):
+    """
+    Serve a case's public page (``view(request, slug, …)``) in the case's
+    language when the site is offered in it, else in the reader's: a Spanish
+    fact-check reads as one, whatever the reader's browser prefers. Outside the
+    page's conditions and cache (``public_page``), so that its ETag and its
+    stored copy are those of the language it is served in.
+    """
+
+    @wraps(view)
+    def view_in_case_language(request, slug, *args, **kwargs):
+        language = _case_page_language(slug)
+        if language is None:
+            return view(request, slug, *args, **kwargs)
+        with translation.override(language):
+            request.LANGUAGE_CODE = translation.get_language()
+            response = view(request, slug, *args, **kwargs)
+        # LocaleMiddleware would name the reader's language, the override being over.
+        response.headers["Content-Language"] = request.LANGUAGE_CODE
+        return response
+
+    return view_in_case_language
+
+
+def _case_page_language(slug):
+    """The site's language for the case ``slug``'s pages, or None to follow the reader."""
+    code = Case.objects.filter(slug=slug).values_list("language", flat=True).first()
+    if not code:
+        return None
+    try:
+        # A case in Portuguese is served in the site's Portuguese (pt-br).
+        return translation.get_supported_language_variant(code)
+    except LookupError:
+        return None
 
 
 def _claim_etag(request, slug, pk):
@@ -172,6 +210,7 @@ def _case_etag(request, slug):
 
 
 @login_not_required
+@in_case_language
 @public_page(etag=_case_etag)
 def public_case_view(request, slug):
     case, claims = public_reads.public_case(slug)
@@ -189,6 +228,7 @@ def public_case_view(request, slug):
 
 
 @login_not_required
+@in_case_language
 @public_page(etag=_case_etag)
 def public_case_export_view(request, slug):
     case, claims = public_reads.public_case(slug)
@@ -199,6 +239,7 @@ def public_case_export_view(request, slug):
 
 
 @login_not_required
+@in_case_language
 @public_page(etag=_claim_etag)
 def public_claim_view(request, slug, pk):
     claim = public_reads.public_claim(slug, pk)
