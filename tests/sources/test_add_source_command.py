@@ -1,0 +1,356 @@
+"""``manage.py add_source``: scripted ingestion of files, through the upload services."""
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.test import override_settings
+
+from factcheck.models import AuditEvent
+from sources.models import ExtractionStatus, Source, SourceVersion
+from tests import sample_files
+from tests.factories import CaseFactory, EditorFactory, ReviewerFactory, SourceVersionFactory
+
+pytestmark = pytest.mark.django_db
+
+#: A backend that only records tasks, so a version can be seen waiting for the worker.
+QUEUED_ONLY = {"default": {"BACKEND": "django.tasks.backends.dummy.DummyBackend"}}
+
+TEXT = b"The council said the budget grew by 4% in 2024.\n"
+
+
+def add_source(*args):
+    """Run the command; what it printed, without the final newline."""
+    out, err = StringIO(), StringIO()
+    call_command("add_source", *map(str, args), stdout=out, stderr=err)
+    assert err.getvalue() == ""
+    return out.getvalue().rstrip("\n")
+
+
+def write(tmp_path, name, content):
+    path = tmp_path / name
+    path.write_bytes(content)
+    return path
+
+
+@override_settings(TASKS=QUEUED_ONLY)
+def test_a_text_file_becomes_a_new_source_whose_first_version_waits_for_the_worker(tmp_path):
+    path = write(tmp_path, "statement.txt", TEXT)
+
+    printed = add_source(
+        path,
+        "--title",
+        "Council statement",
+        "--publisher",
+        "City Hall",
+        "--url",
+        "https://example.org/s",
+    )
+
+    source = Source.objects.get()
+    version = source.versions.get()
+    assert printed == f"version {version.pk} of source {source.pk} (1): pending"
+    assert (source.title, source.publisher, source.url) == (
+        "Council statement",
+        "City Hall",
+        "https://example.org/s",
+    )
+    assert source.role == Source.Role.PRIMARY
+    assert version.number == 1
+    assert version.extraction_status == ExtractionStatus.PENDING
+    assert version.media_type == "text/plain"
+    assert version.original_filename == "statement.txt"
+    assert version.file.read() == TEXT
+    assert version.uploaded_by is None
+    assert set(AuditEvent.objects.values_list("action", "actor")) == {
+        ("source.create", None),
+        ("sourceversion.create", None),
+    }
+
+
+def test_the_printed_status_is_the_current_one_once_the_worker_has_read_the_file(tmp_path):
+    pdf = sample_files.make_text_pdf(["Page one says 2.6 times.", "Page two says 3.7 times."])
+    path = write(tmp_path, "paper.pdf", pdf)
+
+    printed = add_source(path, "--title", "Paper", "--role", "under_check")
+
+    version = SourceVersion.objects.get()
+    assert printed == f"version {version.pk} of source {version.source_id} (1): ready"
+    assert version.media_type == "application/pdf"
+    assert "Page two says 3.7 times." in version.extracted_text
+    assert version.source.role == Source.Role.UNDER_CHECK
+
+
+@override_settings(TASKS=QUEUED_ONLY)
+def test_json_output_is_one_object_naming_the_new_version(tmp_path):
+    path = write(tmp_path, "page.html", sample_files.make_html())
+
+    said = json.loads(add_source(path, "--title", "Budget page", "--json"))
+
+    version = SourceVersion.objects.get()
+    assert said == {
+        "source": version.source_id,
+        "version": version.pk,
+        "number": 1,
+        "status": "pending",
+        "created": True,
+    }
+    assert version.media_type == "text/html"
+
+
+@override_settings(TASKS=QUEUED_ONLY)
+def test_source_option_stores_the_file_as_the_next_version_of_that_source(tmp_path):
+    first = SourceVersionFactory()
+    path = write(tmp_path, "revised.txt", TEXT)
+
+    printed = add_source(path, "--source", first.source_id)
+
+    second = first.source.versions.get(number=2)
+    assert printed == f"version {second.pk} of source {first.source_id} (2): pending"
+    assert second.file.read() == TEXT
+    assert Source.objects.count() == 1
+
+
+def test_the_latest_versions_bytes_again_print_unchanged_and_store_nothing(tmp_path):
+    path = write(tmp_path, "statement.txt", TEXT)
+    add_source(path, "--title", "Council statement")
+    version = SourceVersion.objects.get()
+    events = AuditEvent.objects.count()
+
+    printed = add_source(path, "--source", version.source_id)
+    said = json.loads(add_source(path, "--source", version.source_id, "--json"))
+
+    assert printed == (
+        f"version {version.pk} of source {version.source_id} (1): ready "
+        "(unchanged: these bytes are already its latest version)"
+    )
+    assert said == {
+        "source": version.source_id,
+        "version": version.pk,
+        "number": 1,
+        "status": "ready",
+        "created": False,
+    }
+    assert SourceVersion.objects.count() == 1
+    assert AuditEvent.objects.count() == events
+
+
+@override_settings(TASKS=QUEUED_ONLY)
+def test_case_option_stores_the_file_as_the_next_version_of_the_cases_piece_under_check(
+    tmp_path,
+):
+    case = CaseFactory(slug="council-budget")
+    SourceVersionFactory(source=case.source_under_check)
+    path = write(tmp_path, "corrected-article.txt", TEXT)
+
+    said = json.loads(add_source(path, "--case", "council-budget", "--json"))
+
+    version = SourceVersion.objects.get(pk=said["version"])
+    assert version.source == case.source_under_check
+    assert (said["source"], said["number"], said["created"]) == (
+        case.source_under_check_id,
+        2,
+        True,
+    )
+    assert Source.objects.count() == 1
+
+
+@override_settings(TASKS=QUEUED_ONLY)
+def test_as_option_records_the_user_as_the_one_who_added_the_source(tmp_path):
+    editor = EditorFactory(username="desk-script")
+    path = write(tmp_path, "statement.txt", TEXT)
+
+    add_source(path, "--title", "Council statement", "--as", "desk-script")
+
+    version = SourceVersion.objects.select_related("source").get()
+    assert version.uploaded_by == editor
+    assert version.source.created_by == editor
+    assert set(AuditEvent.objects.values_list("action", "actor")) == {
+        ("source.create", editor.pk),
+        ("sourceversion.create", editor.pk),
+    }
+
+
+def test_as_option_records_the_user_who_added_a_version(tmp_path):
+    editor = EditorFactory(username="desk-script")
+    first = SourceVersionFactory()
+    path = write(tmp_path, "revised.txt", TEXT)
+
+    add_source(path, "--source", first.source_id, "--as", "desk-script")
+
+    event = AuditEvent.objects.get(action="sourceversion.create", actor=editor)
+    assert event.target_id == str(first.source.versions.get(number=2).pk)
+
+
+def test_help_says_that_adding_by_url_is_not_available_yet():
+    from sources.management.commands.add_source import Command
+
+    usage = Command().create_parser("manage.py", "add_source").format_help()
+
+    assert "Adding by URL is not available yet: download the file and pass its path." in " ".join(
+        usage.split()
+    )
+
+
+@pytest.fixture
+def existing(db):
+    """A source with one version, there before every refusal, to see that nothing is added."""
+    return SourceVersionFactory(source__title="Existing source").source
+
+
+def refusal(name, make_args, sentence):
+    return pytest.param(make_args, sentence, id=name)
+
+
+REFUSALS = [
+    refusal(
+        "missing file",
+        lambda tmp, source: [tmp / "nowhere.txt", "--title", "T"],
+        "There is no file at {tmp}/nowhere.txt.",
+    ),
+    refusal(
+        "directory",
+        lambda tmp, source: [tmp, "--title", "T"],
+        "{tmp} is a directory: give the path of a file.",
+    ),
+    refusal(
+        "url",
+        lambda tmp, source: ["https://example.org/report.pdf", "--title", "T"],
+        "'https://example.org/report.pdf' is a URL: adding a source by URL is not available yet. "
+        "Download the file and pass its path.",
+    ),
+    refusal(
+        "unknown case",
+        lambda tmp, source: [tmp / "ok.txt", "--case", "no-such-case"],
+        "There is no case with the slug 'no-such-case'.",
+    ),
+    refusal(
+        "unknown source",
+        lambda tmp, source: [tmp / "ok.txt", "--source", source.pk + 1000],
+        "There is no source with the id {missing}.",
+    ),
+    refusal(
+        "unknown user",
+        lambda tmp, source: [tmp / "ok.txt", "--title", "T", "--as", "nobody"],
+        "There is no account with the username 'nobody'.",
+    ),
+    refusal(
+        "reviewer adding a source",
+        lambda tmp, source: [tmp / "ok.txt", "--title", "T", "--as", "a-reviewer"],
+        "'a-reviewer' may not add sources: that takes the permission sources.add_source, "
+        "which editors have.",
+    ),
+    refusal(
+        "reviewer adding a version",
+        lambda tmp, source: [tmp / "ok.txt", "--source", source.pk, "--as", "a-reviewer"],
+        "'a-reviewer' may not add sources: that takes the permission sources.add_sourceversion, "
+        "which editors have.",
+    ),
+    refusal(
+        "deactivated editor",
+        lambda tmp, source: [tmp / "ok.txt", "--title", "T", "--as", "gone-editor"],
+        "The account 'gone-editor' is deactivated: it cannot add sources.",
+    ),
+    refusal(
+        "png for a new source",
+        lambda tmp, source: [tmp / "photo.png", "--title", "T"],
+        "{tmp}/photo.png was not stored: This looks like a PNG image, not a PDF, HTML or text "
+        "file.",
+    ),
+    refusal(
+        "png for a new version",
+        lambda tmp, source: [tmp / "photo.png", "--source", source.pk],
+        "{tmp}/photo.png was not stored: This looks like a PNG image, not a PDF, HTML or text "
+        "file.",
+    ),
+    refusal(
+        "empty file",
+        lambda tmp, source: [tmp / "empty.txt", "--title", "T"],
+        "{tmp}/empty.txt was not stored: The file is empty (0 bytes).",
+    ),
+    refusal(
+        "no title",
+        lambda tmp, source: [tmp / "ok.txt"],
+        "A new source needs a title: give --title.",
+    ),
+    refusal(
+        "blank title",
+        lambda tmp, source: [tmp / "ok.txt", "--title", "  "],
+        "A new source needs a title: give --title.",
+    ),
+    refusal(
+        "new metadata for an existing source",
+        lambda tmp, source: [
+            tmp / "ok.txt",
+            "--source",
+            source.pk,
+            "--title",
+            "T",
+            "--publisher",
+            "P",
+        ],
+        "--title and --publisher describe a new source: leave them out when adding a version to "
+        "an existing one (its details are changed on its page).",
+    ),
+    refusal(
+        "a new role for a case's piece",
+        lambda tmp, source: [tmp / "ok.txt", "--case", "a-case", "--role", "secondary"],
+        "--role describes a new source: leave it out when adding a version to an existing one "
+        "(its details are changed on its page).",
+    ),
+    refusal(
+        "source url that is not one",
+        lambda tmp, source: [tmp / "ok.txt", "--title", "T", "--url", "not a url"],
+        "{tmp}/ok.txt was not stored: url: Enter a valid URL.",
+    ),
+]
+
+
+@override_settings(TASKS=QUEUED_ONLY)
+@pytest.mark.parametrize(("make_args", "sentence"), REFUSALS)
+def test_a_refusal_says_why_and_stores_nothing(tmp_path, existing, make_args, sentence):
+    ReviewerFactory(username="a-reviewer")
+    CaseFactory(slug="a-case", source_under_check=existing)
+    gone = EditorFactory(username="gone-editor")
+    gone.is_active = False
+    gone.save()
+    write(tmp_path, "ok.txt", TEXT)
+    write(tmp_path, "photo.png", sample_files.PNG_BYTES)
+    write(tmp_path, "empty.txt", sample_files.EMPTY_BYTES)
+    counts = Source.objects.count(), SourceVersion.objects.count(), AuditEvent.objects.count()
+
+    with pytest.raises(CommandError) as refused:
+        add_source(*make_args(tmp_path, existing))
+
+    assert str(refused.value) == sentence.format(tmp=tmp_path, missing=existing.pk + 1000)
+    assert (
+        Source.objects.count(),
+        SourceVersion.objects.count(),
+        AuditEvent.objects.count(),
+    ) == counts
+
+
+@override_settings(SOURCE_UPLOAD_MAX_BYTES=16)
+def test_a_file_over_the_size_limit_is_refused_naming_its_size_and_the_limit(tmp_path):
+    path = write(tmp_path, "long.txt", TEXT)
+
+    with pytest.raises(CommandError) as refused:
+        add_source(path, "--title", "Too long")
+
+    # Sizes are formatted with no-break spaces.
+    assert " ".join(str(refused.value).split()) == (
+        f"{path} was not stored: The file is 48 bytes, over the limit of 16 bytes."
+    )
+    assert not Source.objects.exists()
+
+
+def test_source_and_case_together_are_refused(tmp_path, existing):
+    case = CaseFactory()
+    path = write(tmp_path, "ok.txt", TEXT)
+
+    with pytest.raises(CommandError, match="not allowed with argument"):
+        add_source(path, "--source", existing.pk, "--case", case.slug)
+
+    assert existing.versions.count() == 1
