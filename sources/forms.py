@@ -170,3 +170,9 @@ class LanguageForm(forms.Form):
             )
         },
     )
+
+    def refusal(self) -> str:
+        """What an invalid form says, for the page it was posted from."""
+        return _("The language was not changed: %(reason)s") % {
+            "reason": " ".join(self.errors["language"])
+        }

@@ -289,11 +289,7 @@ def version_language_view(request, pk, number):
     )
     form = LanguageForm(request.POST)
     if not form.is_valid():
-        messages.error(
-            request,
-            _("The language was not changed: %(reason)s")
-            % {"reason": " ".join(form.errors["language"])},
-        )
+        messages.error(request, form.refusal())
         return redirect_to(request, version.source.get_absolute_url())
     language = form.cleaned_data["language"]
     version_set_language(version=version, language=language, actor=request.user)

@@ -243,11 +243,7 @@ def case_language_view(request, slug):
     case = _case(request, slug)
     form = LanguageForm(request.POST)
     if not form.is_valid():
-        messages.error(
-            request,
-            _("The language was not changed: %(reason)s")
-            % {"reason": " ".join(form.errors["language"])},
-        )
+        messages.error(request, form.refusal())
         return redirect(case.get_absolute_url())
     language = form.cleaned_data["language"]
     case_set_language(case=case, language=language, actor=request.user)
