@@ -71,7 +71,8 @@ def test_a_text_file_becomes_a_new_source_whose_first_version_waits_for_the_work
 
 
 def test_the_printed_status_is_the_current_one_once_the_worker_has_read_the_file(tmp_path):
-    pdf = sample_files.make_text_pdf(["Page one says 2.6 times.", "Page two says 3.7 times."])
+    # Text of its own: the upload tests store the same sample's bytes and expect its file name free.
+    pdf = sample_files.make_text_pdf(["A script's page: 2.6 times.", "Its page two: 3.7 times."])
     path = write(tmp_path, "paper.pdf", pdf)
 
     printed = add_source(path, "--title", "Paper", "--role", "under_check")
@@ -79,7 +80,7 @@ def test_the_printed_status_is_the_current_one_once_the_worker_has_read_the_file
     version = SourceVersion.objects.get()
     assert printed == f"version {version.pk} of source {version.source_id} (1): ready"
     assert version.media_type == "application/pdf"
-    assert "Page two says 3.7 times." in version.extracted_text
+    assert "Its page two: 3.7 times." in version.extracted_text
     assert version.source.role == Source.Role.UNDER_CHECK
 
 
