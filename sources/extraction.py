@@ -384,6 +384,8 @@ class ExtractionResult:
     page_offsets: list[int] = field(default_factory=list)  # PDF: where each page starts
     sections: list[dict] = field(default_factory=list)  # HTML: title / description / body
     extractor: str = ""  # e.g. "pypdfium2 5.15.2", "trafilatura 2.3.1", "utf-8"
+    ocr_confidence: float | None = None  # OCR: the mean word confidence, 0-100; else None
+    ocr_layout: dict = field(default_factory=dict)  # OCR: SourceVersion.ocr_layout
 
 
 #: The folder that holds the ``sources`` package: the child runs with it as cwd / PYTHONPATH.

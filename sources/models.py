@@ -108,11 +108,30 @@ def version_upload_to(version, filename):
     return f"sources/{version.sha256[:2]}/{version.sha256}.{extension}"
 
 
+def warc_upload_to(version, filename):
+    # One record per fetch: the same page fetched twice has the same bytes but not the
+    # same exchange (time, headers).
+    name = f"{version.sha256}-{version.source_id}-{version.number}"
+    return f"captures/{version.sha256[:2]}/{name}.warc.gz"
+
+
 class MediaType(models.TextChoices):
     PDF = "application/pdf", gettext_lazy("PDF")
     HTML = "text/html", gettext_lazy("HTML")
     TEXT = "text/plain", gettext_lazy("Plain text")
     MARKDOWN = "text/markdown", gettext_lazy("Markdown")
+    DOCX = (
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        gettext_lazy("Word document"),
+    )
+    ODT = "application/vnd.oasis.opendocument.text", gettext_lazy("OpenDocument text")
+    PNG = "image/png", gettext_lazy("PNG image")
+    JPEG = "image/jpeg", gettext_lazy("JPEG image")
+    WEBP = "image/webp", gettext_lazy("WebP image")
+
+
+#: Media types whose text is read by OCR: images always, and PDFs without a text layer.
+IMAGE_TYPES = (MediaType.PNG, MediaType.JPEG, MediaType.WEBP)
 
 
 class ExtractionStatus(models.TextChoices):
@@ -168,6 +187,11 @@ class SourceVersion(WrittenInLanguage, models.Model):
         MediaType.HTML: "html",
         MediaType.TEXT: "txt",
         MediaType.MARKDOWN: "md",
+        MediaType.DOCX: "docx",
+        MediaType.ODT: "odt",
+        MediaType.PNG: "png",
+        MediaType.JPEG: "jpg",
+        MediaType.WEBP: "webp",
     }
 
     ExtractionStatus = ExtractionStatus
@@ -183,16 +207,22 @@ class SourceVersion(WrittenInLanguage, models.Model):
         "original_filename",
         "uploaded_by_id",
         "uploaded_at",
+        "requested_url",
+        "final_url",
+        "fetched_at",
+        "http_status",
+        "response_headers",
+        "warc",
     )
     #: Fields written once by extraction and frozen when it is ready.
-    TEXT_FIELDS = ("extracted_text", "page_offsets", "sections")
+    TEXT_FIELDS = ("extracted_text", "page_offsets", "sections", "ocr_confidence", "ocr_layout")
 
     source = models.ForeignKey(Source, on_delete=models.PROTECT, related_name="versions")
     number = models.PositiveIntegerField(
         help_text=gettext_lazy("1 for the first upload, then 2, 3, …")
     )
     file = models.FileField(upload_to=version_upload_to, max_length=300)
-    media_type = models.CharField(max_length=40, choices=MediaType)
+    media_type = models.CharField(max_length=100, choices=MediaType)
     byte_size = models.PositiveBigIntegerField()
     sha256 = models.CharField(gettext_lazy("SHA-256"), max_length=64)
     original_filename = models.CharField(
@@ -220,6 +250,13 @@ class SourceVersion(WrittenInLanguage, models.Model):
         ),
     )
     extractor = models.CharField(max_length=100, blank=True)
+    #: For a text read by OCR: the mean of Tesseract's word confidences, 0 to 100.
+    #: None for a text the file itself holds.
+    ocr_confidence = models.FloatField(gettext_lazy("OCR confidence"), null=True, blank=True)
+    #: For a text read by OCR: where each word stands on its page image, for drawing a
+    #: quotation on the scan: {"pages": [{"width", "height", "dpi"}], "words":
+    #: [[page, start, end, left, top, right, bottom], ...]} (pixels of that page's image).
+    ocr_layout = models.JSONField(default=dict, blank=True)
     extracted_at = models.DateTimeField(null=True, blank=True)
     extraction_status = models.CharField(
         max_length=20, choices=ExtractionStatus, default=ExtractionStatus.PENDING
@@ -239,6 +276,17 @@ class SourceVersion(WrittenInLanguage, models.Model):
         related_name="+",
     )
     uploaded_at = models.DateTimeField(auto_now_add=True)
+    # A version captured from the web (sources.capture) says where and when it was fetched,
+    # and keeps the exchange as a WARC record; all of it is as fixed as the bytes.
+    requested_url = models.URLField(gettext_lazy("requested URL"), max_length=2000, blank=True)
+    final_url = models.URLField(gettext_lazy("final URL"), max_length=2000, blank=True)
+    fetched_at = models.DateTimeField(gettext_lazy("fetched"), null=True, blank=True)
+    http_status = models.PositiveSmallIntegerField(
+        gettext_lazy("HTTP status"), null=True, blank=True
+    )
+    #: The response's headers as sent, in order: [[name, value], ...].
+    response_headers = models.JSONField(default=list, blank=True)
+    warc = models.FileField(upload_to=warc_upload_to, max_length=300, blank=True)
 
     objects = SourceVersionQuerySet.as_manager()
 
@@ -298,6 +346,19 @@ class SourceVersion(WrittenInLanguage, models.Model):
         return self.extraction_status == self.ExtractionStatus.READY
 
     @property
+    def captured(self):
+        """Whether the server fetched this version from the web (rather than an upload)."""
+        return bool(self.final_url)
+
+    @property
+    def read_by_ocr(self):
+        return self.ocr_confidence is not None
+
+    @property
+    def is_image(self):
+        return self.media_type in IMAGE_TYPES
+
+    @property
     def is_settled(self):
         """True once extraction has finished, whatever its outcome."""
         return self.extraction_status not in {
@@ -346,7 +407,7 @@ class SourceVersion(WrittenInLanguage, models.Model):
 def _field_value(instance, field):
     value = getattr(instance, field)
     # FieldFile compares by name; the stored value is the name.
-    return value.name if hasattr(value, "name") and field == "file" else value
+    return value.name if hasattr(value, "name") and field in ("file", "warc") else value
 
 
 class Quotation(models.Model):
@@ -587,3 +648,38 @@ class Reanchoring(models.Model):
     @property
     def needs_confirmation(self):
         return self.status == AnchoringStatus.CHANGED and self.confirmed_at is None
+
+
+def page_image_upload_to(image, filename):
+    return f"evidence/{image.quotation_id}-p{image.page}.png"
+
+
+class QuotationPageImage(models.Model):
+    """
+    A page of a PDF (or a scan read by OCR) drawn with one quotation's characters
+    highlighted by their own boxes: the quotation shown where it stands. Made once,
+    by the task worker, when the quotation is made, and kept; like the quotation, it
+    never changes. A page that could not be drawn keeps the reason instead.
+    """
+
+    quotation = models.ForeignKey(Quotation, on_delete=models.PROTECT, related_name="page_images")
+    page = models.PositiveIntegerField()
+    image = models.FileField(upload_to=page_image_upload_to, max_length=300, blank=True)
+    width = models.PositiveIntegerField(default=0)
+    height = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    made_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["quotation", "page"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["quotation", "page"], name="quotationpageimage_once_per_page"
+            ),
+        ]
+
+    def __str__(self):
+        return _("%(quotation)s on page %(page)s") % {
+            "quotation": self.quotation,
+            "page": self.page,
+        }

@@ -422,6 +422,8 @@ def version_extraction_finish(
         version.page_offsets = result.page_offsets
         version.sections = result.sections
         version.extractor = result.extractor
+        version.ocr_confidence = result.ocr_confidence
+        version.ocr_layout = result.ocr_layout
     # An editor may have named the language while the text was being read: theirs stands.
     version.language = (
         SourceVersion.objects.filter(pk=version.pk).values_list("language", flat=True).first()
