@@ -357,6 +357,18 @@ EXTRACTION_PDF_MAX_STREAM_MB = (
     if os.environ.get("EXTRACTION_PDF_MAX_STREAM_MB")
     else None
 )
+# Scans and images are read by Tesseract in these languages (its "+"-joined codes): the
+# interface's languages. Each needs its Debian package (tesseract-ocr-spa, ...).
+OCR_LANGUAGES = os.environ.get("OCR_LANGUAGES", "eng+spa+por+fra+ara")
+# A scanned PDF of more pages than this is refused rather than read by OCR for an hour.
+OCR_MAX_PAGES = int(os.environ.get("OCR_MAX_PAGES", 50))
+# Capturing a source by URL: at most this many seconds for the whole fetch (redirects
+# included) and this many redirects; the bytes are capped as an upload's are.
+URL_FETCH_TIMEOUT_SECONDS = float(os.environ.get("URL_FETCH_TIMEOUT_SECONDS", 20))
+URL_FETCH_MAX_REDIRECTS = int(os.environ.get("URL_FETCH_MAX_REDIRECTS", 5))
+# Networks the fetch may reach although they are not public. Empty in production: only
+# the test settings name the loopback test server (sources.fetching explains the guard).
+URL_FETCH_ALLOWED_ADDRESSES: list[str] = []
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 # Pasted source text arrives as a form field, not a file: allow a long article.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 6 * 1024 * 1024

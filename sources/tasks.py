@@ -37,6 +37,8 @@ def extract_source_version(version_id):
                 max_pages=settings.EXTRACTION_PDF_MAX_PAGES,
                 max_stream_mb=settings.EXTRACTION_PDF_MAX_STREAM_MB,
                 sandbox=settings.EXTRACTION_SANDBOX,
+                ocr_languages=settings.OCR_LANGUAGES,
+                ocr_max_pages=settings.OCR_MAX_PAGES,
             )
     except NoExtractableText as error:
         version_extraction_finish(

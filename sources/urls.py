@@ -1,6 +1,6 @@
 from django.urls import path
 
-from sources import views
+from sources import page_images, views
 
 app_name = "sources"
 
@@ -29,6 +29,16 @@ urlpatterns = [
         "<id:pk>/versions/<id:old>/compare/<id:new>/",
         views.version_diff_view,
         name="version_diff",
+    ),
+    path(
+        "<id:pk>/quotations/<id:quotation_pk>/page/",
+        page_images.quotation_page_view,
+        name="quotation_page",
+    ),
+    path(
+        "<id:pk>/quotations/<id:quotation_pk>/page/<id:page>.png",
+        page_images.quotation_page_image_view,
+        name="quotation_page_image",
     ),
     path(
         "<id:pk>/reanchorings/<id:reanchoring_pk>/confirm/",

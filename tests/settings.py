@@ -16,3 +16,6 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 # Unit tests run tasks in-process; tests that need the real worker say so.
 TASKS = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}
+
+# Capture by URL fetches from a test server on loopback; production allows no such network.
+URL_FETCH_ALLOWED_ADDRESSES = ["127.0.0.1/32"]
