@@ -4,7 +4,15 @@ import hashlib
 from collections import Counter
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, Exists, F, OuterRef, Prefetch, Subquery
+from django.db.models import (
+    Count,
+    Exists,
+    F,
+    OuterRef,
+    Prefetch,
+    Subquery,
+    prefetch_related_objects,
+)
 from django.db.models.functions import Coalesce, Lower
 from django.urls import reverse
 from django.utils.html import format_html
@@ -33,6 +41,7 @@ from factcheck.roles import (
 from factcheck.text_match import containing_words
 from sources.highlighting import cached_marked_part
 from sources.models import AnchoringStatus, Quotation, Reanchoring, Source, SourceVersion
+from sources.page_images import drawn_pages, drawn_pages_of
 from sources.selectors import source_reader
 
 
@@ -345,6 +354,30 @@ def claim_for_page(case, pk, user=None):
     claim = _claims_shown(user).get(case=case, pk=pk)
     claim.case = case
     return claim
+
+
+def with_evidence_pages(claim):
+    """
+    ``claim`` with the pages its evidence quotations are drawn on, as each
+    quotation's ``drawn_pages`` (``sources.page_images``): one query for all.
+    """
+    prefetch_related_objects([claim], drawn_pages_of("evidence__quotation"))
+    return claim
+
+
+def published_evidence_page(slug, pk, quotation_pk, page):
+    """
+    The drawn page ``page`` of the quotation ``quotation_pk``, if it is evidence
+    of the claim ``pk`` of the case ``slug`` and that claim is published; else
+    QuotationPageImage.DoesNotExist. What the public claim page shows, and no more.
+    """
+    relied_on = Evidence.objects.filter(
+        quotation_id=OuterRef("quotation_id"),
+        claim_id=pk,
+        claim__case__slug=slug,
+        claim__status=ClaimStatus.PUBLISHED,
+    )
+    return drawn_pages().filter(Exists(relied_on)).get(quotation_id=quotation_pk, page=page)
 
 
 def claim_at(slug, pk, user):

@@ -102,4 +102,9 @@ urlpatterns = [
     path("published/<slug:slug>/", public.public_case_view, name="public_case"),
     path("published/<slug:slug>.json", public.public_case_export_view, name="public_case_export"),
     path("published/<slug:slug>/claims/<id:pk>/", public.public_claim_view, name="public_claim"),
+    path(
+        "published/<slug:slug>/claims/<id:pk>/evidence/<id:quotation_pk>/page/<id:page>.png",
+        public.public_evidence_page_view,
+        name="public_evidence_page",
+    ),
 ]

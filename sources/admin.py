@@ -1,7 +1,7 @@
 from django.contrib import admin
 
 from factcheck.admin import AuditedAdminMixin, ReadOnlyAdminMixin
-from sources.models import Quotation, Reanchoring, Source, SourceVersion
+from sources.models import Quotation, QuotationPageImage, Reanchoring, Source, SourceVersion
 from sources.services import source_update
 
 
@@ -50,8 +50,8 @@ class SourceVersionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         "extraction_status",
         "uploaded_at",
     ]
-    list_filter = ["media_type", "extraction_status", "uploaded_at"]
-    search_fields = ["source__title", "sha256", "original_filename"]
+    list_filter = ["media_type", "extraction_status", "uploaded_at", "fetched_at"]
+    search_fields = ["source__title", "sha256", "original_filename", "requested_url", "final_url"]
     list_select_related = ["source"]
     readonly_fields = [
         "source",
@@ -64,8 +64,16 @@ class SourceVersionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         "page_offsets",
         "extraction_status",
         "extraction_error",
+        "ocr_confidence",
         "uploaded_by",
         "uploaded_at",
+        # Where and when a version captured from the web was fetched (sources.capture).
+        "requested_url",
+        "final_url",
+        "fetched_at",
+        "http_status",
+        "response_headers",
+        "warc",
         "extracted_text",
     ]
 
@@ -128,3 +136,13 @@ class ReanchoringAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+@admin.register(QuotationPageImage)
+class QuotationPageImageAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    """A quotation drawn on its page by the task worker, kept as drawn."""
+
+    list_display = ["quotation", "page", "width", "height", "error", "made_at"]
+    search_fields = ["quotation__exact", "quotation__version__source__title"]
+    list_select_related = ["quotation"]
+    readonly_fields = ["quotation", "page", "image", "width", "height", "error", "made_at"]

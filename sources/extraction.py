@@ -3,9 +3,11 @@
 No Django here (and no Django models): this module and the child process it starts import
 only the standard library at import time, so they can be used and tested on their own.
 
-* :func:`detect_media_type` decides PDF / HTML / plain text / Markdown from the bytes alone
-  (the file name may only choose between plain text and Markdown) and refuses anything else
-  with :class:`UnsupportedUpload`.
+* :func:`detect_media_type` decides PDF / HTML / plain text / Markdown / Word (.docx) /
+  OpenDocument text (.odt) / PNG / JPEG / WebP from the bytes alone (the file name may only
+  choose between plain text and Markdown) and refuses anything else with
+  :class:`UnsupportedUpload`, and images whose header is damaged or declares more pixels than
+  a limit (read from the header, in pure Python: nothing is decoded in the web process).
 * :func:`extract_text` extracts the text in a child process
   (``python -m sources._extract_child``) with a wall-clock limit, a CPU-time limit and an
   address-space cap, so a hostile file can neither hang nor exhaust the caller. The child
@@ -22,7 +24,8 @@ Canonical text (all kinds): "\\r\\n" and "\\r" → "\\n"; NUL, other C0 controls
   ``text[page_offsets[i]:page_offsets[i + 1] - 2]`` (to the end for the last page). A
   hyphen PDFium recognises as line-end hyphenation is kept with its line break ("ele-\\nment");
   text running past the page edge is kept whole (not cut at the edge).
-  Password-protected PDFs and PDFs without any text → :class:`NoExtractableText`. PDFs
+  Password-protected PDFs → :class:`NoExtractableText`. A PDF without any text is read by
+  OCR, as images are (below); more pages than ``ocr_max_pages`` are refused. PDFs
   encrypted without a user password (permissions only) open and are extracted. Truncated or
   damaged PDFs: PDFium repairs what it can (e.g. a lost xref table when the trailer is
   still there); when it cannot open the file → :class:`ExtractionFailed`, and a damaged page
@@ -35,6 +38,19 @@ Canonical text (all kinds): "\\r\\n" and "\\r" → "\\n"; NUL, other C0 controls
   joined with "\\n\\n"; ``sections`` gives each part's offsets (a missing part is omitted).
   No markup, script, style, event-handler code or URL reaches the text.
 * Plain text / Markdown: UTF-8 (a BOM is dropped), kept as written (Markdown is not rendered).
+* Word / OpenDocument text: :mod:`sources._documents`, in the same child.
+* OCR (scanned PDFs, PNG / JPEG / WebP): each page, rendered by PDFium at 300 DPI or decoded
+  by Pillow (refused past ``max_pixels``), grayscale, is read by Tesseract's command line
+  (``tesseract stdin stdout -l LANGUAGES tsv``) in the child's sandbox and limits, in those of
+  ``ocr_languages`` that are installed. The words of a line are joined by a space, lines by
+  "\\n", paragraphs by "\\n\\n"; pages as for PDFs (an image is one page, at 0). The result
+  has ``ocr_confidence`` (the mean of the words' confidences, 0-100) and ``ocr_layout``:
+  ``{"pages": [{"width", "height", "dpi"}], "words": [[page, start, end, left, top, right,
+  bottom], ...]}``, ``text[start:end]`` being the word, on page ``page`` (1 for the first),
+  in pixels of the image Tesseract read (an image turned upright as its EXIF says). Each page
+  read by OCR brings ``time_limit`` more seconds to the wall-clock limit, and may take that
+  long at most. No Tesseract, or none of the languages → :class:`ExtractionFailed` saying
+  what to install; no word found → :class:`NoExtractableText`.
 """
 
 from __future__ import annotations
@@ -50,36 +66,56 @@ import re
 import selectors
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import time
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
 from sources._extract_child import (
     DEFAULT_MAX_PAGES,
+    DEFAULT_MAX_PIXELS,
+    DEFAULT_OCR_LANGUAGES,
+    DEFAULT_OCR_MAX_PAGES,
+    DOCX,
     HTML,
+    IMAGES,
+    JPEG,
     MARKDOWN,
+    MAX_IMAGE_SIDE,
+    ODT,
     PAGE_SEPARATOR,
     PARSER_MODULES,
     PDF,
+    PNG,
     PROBE,
     SECTION_SEPARATOR,
     TEXT,
+    WEBP,
     canonical_text,
     max_stream_mb_for,
 )
 
 __all__ = [
+    "DEFAULT_MAX_PIXELS",
+    "DOCX",
     "HTML",
+    "IMAGES",
+    "JPEG",
     "MARKDOWN",
+    "MAX_IMAGE_SIDE",
     "MEDIA_TYPES",
+    "ODT",
     "PAGE_SEPARATOR",
     "PDF",
+    "PNG",
     "SANDBOX_MODES",
     "SECTION_SEPARATOR",
     "TEXT",
+    "WEBP",
     "ExtractionFailed",
     "ExtractionResult",
     "NoExtractableText",
@@ -91,7 +127,7 @@ __all__ = [
     "probe_child",
 ]
 
-MEDIA_TYPES = (PDF, HTML, TEXT, MARKDOWN)
+MEDIA_TYPES = (PDF, HTML, TEXT, MARKDOWN, DOCX, ODT, PNG, JPEG, WEBP)
 #: ``auto``: in the bubblewrap sandbox where it works, else without it (one warning per
 #: process); ``bwrap``: in the sandbox or not at all; ``none``: never in the sandbox.
 SANDBOX_MODES = ("auto", "bwrap", "none")
@@ -106,7 +142,8 @@ def gettext_noop(message: str) -> str:
 
 
 class UnsupportedUpload(Exception):
-    """The upload is not a PDF, HTML or text file; ``reason`` tells the user why, in English.
+    """The upload is of no kind that is accepted (:data:`MEDIA_TYPES`), or an image too large
+    or damaged to read; ``reason`` tells the user why, in English.
 
     ``message`` and ``params`` are the same sentence as a catalogue's msgid and its values,
     for the site to say it in the reader's language (``sources.services.check_upload``):
@@ -144,12 +181,15 @@ class SandboxUnavailable(RuntimeError):
 # Detection
 # --------------------------------------------------------------------------------------------
 
-# Translators: each of these completes "This looks like …, not a PDF, HTML or text file."
-_ZIP = gettext_noop("a ZIP archive (or an Office/OpenDocument file such as .docx, .xlsx or .odt)")
+# Translators: each of these completes "This looks like …, which is not accepted: …"
+_ZIP = gettext_noop(
+    "a ZIP archive (or an Office or OpenDocument file other than a .docx or .odt text, such as "
+    ".xlsx or .ods)"
+)
+#: An OLE compound file: an old Office file, or a new one encrypted with a password.
+_OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 # (magic bytes at offset 0, what it is, only when the start is binary (not clean text))
 _SIGNATURES: list[tuple[bytes, str, bool]] = [
-    (b"\x89PNG\r\n\x1a\n", gettext_noop("a PNG image"), False),
-    (b"\xff\xd8\xff", gettext_noop("a JPEG image"), False),
     (b"GIF87a", gettext_noop("a GIF image"), False),
     (b"GIF89a", gettext_noop("a GIF image"), False),
     (b"II*\x00", gettext_noop("a TIFF image"), False),
@@ -159,7 +199,7 @@ _SIGNATURES: list[tuple[bytes, str, bool]] = [
     (b"PK\x05\x06", _ZIP, False),
     (b"PK\x07\x08", _ZIP, False),
     (
-        b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1",
+        _OLE,
         gettext_noop("an old Microsoft Office file (.doc, .xls, .ppt)"),
         False,
     ),
@@ -186,7 +226,6 @@ _SIGNATURES: list[tuple[bytes, str, bool]] = [
     (b"MZ", gettext_noop("a Windows executable"), True),
 ]
 _RIFF = {
-    b"WEBP": gettext_noop("a WebP image"),
     b"WAVE": gettext_noop("a WAV audio file"),
     b"AVI ": gettext_noop("an AVI video"),
 }
@@ -224,8 +263,131 @@ _MD_FEATURES = [
 
 def _not_this(what: str) -> UnsupportedUpload:
     return UnsupportedUpload(
-        gettext_noop("This looks like %(what)s, not a PDF, HTML or text file."), what=what
+        gettext_noop(
+            "This looks like %(what)s, which is not accepted: upload a PDF, HTML, text or "
+            "Markdown, Word (.docx), OpenDocument (.odt), PNG, JPEG or WebP file."
+        ),
+        what=what,
     )
+
+
+# Translators: each of these completes "This looks like …, but it is damaged: …"
+_IMAGE_NAMES = {
+    PNG: gettext_noop("a PNG image"),
+    JPEG: gettext_noop("a JPEG image"),
+    WEBP: gettext_noop("a WebP image"),
+}
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+# Start-of-frame markers (which give the size), and the markers that have no length.
+_JPEG_FRAMES = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
+_JPEG_STANDALONE = frozenset([0x01, *range(0xD0, 0xD9)])
+_JPEG_FILL = re.compile(rb"\xff+")
+#: Segments looked through for the frame header: it comes after a few metadata segments.
+_JPEG_MAX_SEGMENTS = 10_000
+
+
+def _image_type(content: bytes) -> str | None:
+    if content.startswith(_PNG_SIGNATURE):
+        return PNG
+    if content.startswith(b"\xff\xd8\xff"):
+        return JPEG
+    if content[:4] == b"RIFF" and content[8:12] == b"WEBP":
+        return WEBP
+    return None
+
+
+def _png_sizes(content: bytes) -> list[tuple[int, int]]:
+    # The IHDR chunk comes first: length 13, type, width, height, ..., CRC.
+    if len(content) < 33 or content[8:16] != b"\x00\x00\x00\x0dIHDR":
+        return []
+    if zlib.crc32(content[12:29]) != struct.unpack_from(">I", content, 29)[0]:
+        return []
+    return [struct.unpack_from(">II", content, 16)]
+
+
+def _jpeg_sizes(content: bytes) -> list[tuple[int, int]]:
+    """The size of every frame header before the image data (a file may hold more than one,
+    and a decoder may take the last)."""
+    sizes = []
+    position = 2
+    for _ in range(_JPEG_MAX_SEGMENTS):
+        fill = _JPEG_FILL.match(content, position)
+        if fill is None or fill.end() >= len(content):
+            return []
+        marker = content[fill.end()]
+        position = fill.end() + 1
+        if marker in _JPEG_STANDALONE:
+            continue
+        if marker in (0xD9, 0xDA):  # end of image, start of scan: no frame header after this
+            return sizes
+        if position + 2 > len(content):
+            return []
+        (length,) = struct.unpack_from(">H", content, position)
+        if length < 2 or position + length > len(content):
+            return []
+        if marker in _JPEG_FRAMES:
+            if length < 8:
+                return []
+            height, width = struct.unpack_from(">HH", content, position + 3)
+            sizes.append((width, height))
+        position += length
+    return []
+
+
+def _webp_sizes(content: bytes) -> list[tuple[int, int]]:
+    kind, data = content[12:16], content[20:30]
+    if len(data) < 10:
+        return []
+    if kind == b"VP8 " and data[3:6] == b"\x9d\x01\x2a":  # lossy: 14-bit sizes after a tag
+        width, height = struct.unpack_from("<HH", data, 6)
+        return [(width & 0x3FFF, height & 0x3FFF)]
+    if kind == b"VP8L" and data[0] == 0x2F:  # lossless: 14-bit sizes, minus one
+        (bits,) = struct.unpack_from("<I", data, 1)
+        return [((bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1)]
+    if kind == b"VP8X":  # extended: 24-bit canvas sizes, minus one, after 4 bytes of flags
+        return [(int.from_bytes(data[4:7], "little") + 1, int.from_bytes(data[7:10], "little") + 1)]
+    return []
+
+
+_IMAGE_SIZES = {PNG: _png_sizes, JPEG: _jpeg_sizes, WEBP: _webp_sizes}
+
+
+def _check_image(content: bytes, media_type: str, max_pixels: int) -> None:
+    """Refuse an image whose header is damaged (its size cannot be read) or which declares
+    more than ``max_pixels`` pixels, or more than :data:`MAX_IMAGE_SIDE` pixels a side."""
+    sizes = _IMAGE_SIZES[media_type](content)
+    if not sizes or not all(width and height for width, height in sizes):
+        raise UnsupportedUpload(
+            gettext_noop(
+                "This looks like %(what)s, but it is damaged: its size in pixels cannot be "
+                "read from its header."
+            ),
+            what=_IMAGE_NAMES[media_type],
+        )
+    for width, height in sizes:
+        if width > MAX_IMAGE_SIDE or height > MAX_IMAGE_SIDE or width * height > max_pixels:
+            raise UnsupportedUpload(
+                gettext_noop(
+                    "This image is %(width)s × %(height)s pixels, more than can be read: the "
+                    "limit is %(limit)s pixels in all, and %(side)s pixels a side. Upload a "
+                    "smaller image."
+                ),
+                width=width,
+                height=height,
+                limit=max_pixels,
+                side=MAX_IMAGE_SIDE,
+            )
+
+
+def _zip_document_type(content: bytes) -> str:
+    """DOCX or ODT for a Word or OpenDocument text; any other ZIP is refused."""
+    # Imported here: sources._documents imports the child module, and is needed only now.
+    from sources._documents import document_type
+
+    kind = document_type(content)
+    if kind is None:
+        raise _not_this(_ZIP)
+    return kind
 
 
 def _is_binary(chunk: bytes) -> bool:
@@ -296,7 +458,8 @@ def _utf8_head(content: bytes, start: int) -> tuple[str, int]:
                 gettext_noop(
                     "The file is not valid UTF-8 text (first bad byte at position "
                     "%(position)s). If it is text, save it as UTF-8 and upload it again; "
-                    "other kinds of file (images, Word documents, archives…) are not accepted."
+                    "other files are accepted as PDF, HTML, Word (.docx), OpenDocument (.odt), "
+                    "PNG, JPEG or WebP."
                 ),
                 position=position + exc.start,
             ) from None
@@ -308,17 +471,36 @@ def _utf8_head(content: bytes, start: int) -> tuple[str, int]:
             return head, length
 
 
-def detect_media_type(content: bytes, filename: str = "") -> str:
-    """PDF, HTML, TEXT or MARKDOWN, decided from ``content``; raises :class:`UnsupportedUpload`.
+def detect_media_type(
+    content: bytes, filename: str = "", *, max_pixels: int = DEFAULT_MAX_PIXELS
+) -> str:
+    """One of :data:`MEDIA_TYPES`, decided from ``content``; raises :class:`UnsupportedUpload`.
 
     ``filename`` only chooses between TEXT and MARKDOWN for content that is text anyway (and
     lets a ``.md`` file that opens with an HTML fragment such as ``<p align="center">`` stay
-    Markdown); it never makes other content acceptable. Order: known other types by magic
-    bytes, ``%PDF-`` at the start, SVG / HTML sniffing, ``%PDF-`` later in the first 1024
-    bytes, then UTF-8 text.
+    Markdown); it never makes other content acceptable. Order: PNG / JPEG / WebP by magic
+    bytes (then their header is checked: :func:`_check_image`, with ``max_pixels``), a ZIP
+    (a Word or OpenDocument text, or refused), a password-protected Office file (refused,
+    saying so), known other types by magic bytes, ``%PDF-`` at the start, SVG / HTML
+    sniffing, ``%PDF-`` later in the first 1024 bytes, then UTF-8 text.
     """
     if not content:
         raise UnsupportedUpload(gettext_noop("The file is empty (0 bytes)."))
+    if (image := _image_type(content)) is not None:
+        _check_image(content, image, max_pixels)
+        return image
+    if content.startswith(b"PK\x03\x04"):
+        return _zip_document_type(content)
+    if content.startswith(_OLE):
+        from sources._documents import is_encrypted_office_file
+
+        if is_encrypted_office_file(content):
+            raise UnsupportedUpload(
+                gettext_noop(
+                    "This is a password-protected Office file (such as a Word .docx), so its "
+                    "text cannot be read. Save a copy without the password and upload that."
+                )
+            )
     if (other := _known_other_type(content)) is not None:
         raise _not_this(other)
     if content.startswith(b"%PDF-"):
@@ -340,7 +522,8 @@ def detect_media_type(content: bytes, filename: str = "") -> str:
             raise UnsupportedUpload(
                 gettext_noop(
                     "The file starts like HTML but contains binary data (a NUL byte at "
-                    "position %(position)s), so it is not a PDF, HTML or text file."
+                    "position %(position)s), so it cannot be read. Upload a PDF, HTML, text "
+                    "or Markdown, Word (.docx), OpenDocument (.odt), PNG, JPEG or WebP file."
                 ),
                 position=nul,
             )
@@ -352,8 +535,9 @@ def detect_media_type(content: bytes, filename: str = "") -> str:
     if (nul := content.find(b"\x00")) != -1:
         raise UnsupportedUpload(
             gettext_noop(
-                "The file contains binary data (a NUL byte at position %(position)s), so it is "
-                "not a PDF, HTML or text file."
+                "The file contains binary data (a NUL byte at position %(position)s) and is of "
+                "no kind that is accepted. Upload a PDF, HTML, text or Markdown, Word (.docx), "
+                "OpenDocument (.odt), PNG, JPEG or WebP file."
             ),
             position=nul,
         )
@@ -361,8 +545,9 @@ def detect_media_type(content: bytes, filename: str = "") -> str:
     if controls and controls * 100 >= min(length, _SAMPLE):
         raise UnsupportedUpload(
             gettext_noop(
-                "The file contains binary control characters, so it is not a PDF, HTML or "
-                "text file."
+                "The file contains binary control characters and is of no kind that is "
+                "accepted. Upload a PDF, HTML, text or Markdown, Word (.docx), OpenDocument "
+                "(.odt), PNG, JPEG or WebP file."
             )
         )
 
@@ -407,6 +592,9 @@ CHILD_ENVIRONMENT = {
     # Nothing is writable in the sandbox, and the child may write no file anyway (its
     # RLIMIT_FSIZE is 0): no .pyc is even tried.
     "PYTHONDONTWRITEBYTECODE": "1",
+    # Tesseract reads a page on one core: a worker extracts files side by side, and OpenMP's
+    # threads would only contend with each other.
+    "OMP_THREAD_LIMIT": "1",
 }
 
 
@@ -418,6 +606,40 @@ class _ChildRun:
     timed_out: bool
     peak_rss_kb: int  # ru_maxrss of the child (kilobytes on Linux)
     seconds: float
+    ocr_pages: int = 0  # pages the child said it reads by OCR (each brought more time)
+
+
+class _OcrProgress:
+    """The pipe on which the child says how many pages it will read by OCR: each brings
+    ``page_seconds`` more seconds of wall-clock time, for ``max_pages`` pages in all at most
+    (a child taken over by a hostile file gets no more than that)."""
+
+    def __init__(self, page_seconds: float, max_pages: int):
+        self.read_fd, self.write_fd = os.pipe()
+        self.page_seconds = page_seconds
+        self.max_pages = max_pages
+        self.pages = 0
+        self._pending = b""
+
+    def more_seconds(self, chunk: bytes) -> float:
+        """The seconds that the pages announced in ``chunk`` (a count and "\\n") bring."""
+        *lines, rest = (self._pending + chunk).split(b"\n")
+        self._pending = rest[-20:]  # a count is a few digits; more is noise
+        granted = 0
+        for line in lines:
+            pages = int(line[-20:]) if line.isdigit() else 0
+            pages = min(pages, self.max_pages - self.pages)
+            self.pages += pages
+            granted += pages
+        return granted * self.page_seconds
+
+    def close(self) -> None:
+        """Close both ends, once (a number closed twice may be another file's by then)."""
+        for name in ("read_fd", "write_fd"):
+            fd = getattr(self, name)
+            setattr(self, name, -1)
+            if fd >= 0:
+                os.close(fd)
 
 
 # --------------------------------------------------------------------------------------------
@@ -534,11 +756,17 @@ def _bwrap_for(sandbox: str) -> str | None:
 
 
 def _run_child(
-    args: list[str], data: bytes | BinaryIO, time_limit: float, *, sandboxed: bool = False
+    args: list[str],
+    data: bytes | BinaryIO,
+    time_limit: float,
+    *,
+    sandboxed: bool = False,
+    progress: _OcrProgress | None = None,
 ) -> _ChildRun:
     """Run ``args`` with ``data`` (bytes, or a binary file read a chunk at a time) on stdin;
-    kill its process group past ``time_limit``. ``sandboxed``: ``args`` start bwrap, which
-    exits with 128 + N when the child is killed by signal N."""
+    kill its process group past ``time_limit``, plus the time ``progress`` grants for pages
+    read by OCR. ``sandboxed``: ``args`` start bwrap, which exits with 128 + N when the child
+    is killed by signal N."""
     started = time.monotonic()
     deadline = started + time_limit
     # Streamed from a file, a large upload is never held whole in the worker.
@@ -553,7 +781,11 @@ def _run_child(
         env=CHILD_ENVIRONMENT,
         start_new_session=True,  # its own process group, so a kill reaches everything in it
         close_fds=True,
+        pass_fds=(progress.write_fd,) if progress else (),
     )
+    if progress:
+        os.close(progress.write_fd)  # the child's now: at its exit the pipe ends
+        progress.write_fd = -1
     out, err = bytearray(), bytearray()
     pending = memoryview(b"")
     timed_out = False
@@ -564,6 +796,8 @@ def _run_child(
             selector.register(proc.stdin, selectors.EVENT_WRITE)
             selector.register(proc.stdout, selectors.EVENT_READ, out)
             selector.register(proc.stderr, selectors.EVENT_READ, err)
+            if progress:
+                selector.register(progress.read_fd, selectors.EVENT_READ, progress)
             while selector.get_map():
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
@@ -584,6 +818,12 @@ def _run_child(
                         else:  # all sent
                             selector.unregister(proc.stdin)
                             proc.stdin.close()
+                    elif progress and key.fd == progress.read_fd:
+                        chunk = os.read(key.fd, 256)
+                        if chunk:
+                            deadline += progress.more_seconds(chunk)
+                        else:
+                            selector.unregister(key.fileobj)
                     else:
                         chunk = os.read(key.fd, _READ_CHUNK)
                         if chunk:
@@ -611,6 +851,8 @@ def _run_child(
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             if stream and not stream.closed:
                 stream.close()
+        if progress:
+            progress.close()
     returncode = proc.returncode
     if sandboxed and 128 < returncode < 128 + signal.NSIG:
         returncode = 128 - returncode  # as if unsandboxed: -N for signal N
@@ -621,6 +863,7 @@ def _run_child(
         timed_out=timed_out,
         peak_rss_kb=rusage.ru_maxrss,  # bwrap reaps the child: its peak is counted here
         seconds=time.monotonic() - started,
+        ocr_pages=progress.pages if progress else 0,
     )
 
 
@@ -631,6 +874,10 @@ def _child_args(
     max_pages: int = DEFAULT_MAX_PAGES,
     max_stream_mb: int | None = None,
     *,
+    ocr_languages: str = DEFAULT_OCR_LANGUAGES,
+    ocr_max_pages: int = DEFAULT_OCR_MAX_PAGES,
+    max_pixels: int = DEFAULT_MAX_PIXELS,
+    progress_fd: int | None = None,
     bwrap: str | None = None,
 ) -> list[str]:
     if max_stream_mb is None:
@@ -646,10 +893,20 @@ def _child_args(
         str(int(memory_limit_mb)),
         str(int(max_pages)),
         str(int(max_stream_mb)),
+        ocr_languages,
+        str(int(ocr_max_pages)),
+        str(int(max_pixels)),
+        "-" if progress_fd is None else str(progress_fd),
     ]
 
 
-def _time_message(time_limit: float) -> str:
+def _time_message(time_limit: float, ocr_pages: int = 0) -> str:
+    if ocr_pages:
+        total = time_limit * (1 + ocr_pages)
+        return (
+            f"Extraction took longer than {total:g} seconds ({time_limit:g} seconds, and "
+            f"{time_limit:g} more for each of the {ocr_pages} pages read by OCR) and was stopped."
+        )
     return f"Extraction took longer than {time_limit:g} seconds and was stopped."
 
 
@@ -665,12 +922,12 @@ def _reply_from(run: _ChildRun, time_limit: float, memory_limit_mb: int) -> dict
     naming the limit it ran into or how it failed otherwise."""
     detail = run.stderr.decode("utf-8", "replace").strip()
     if run.timed_out:
-        raise ExtractionFailed(_time_message(time_limit), detail)
+        raise ExtractionFailed(_time_message(time_limit, run.ocr_pages), detail)
     if run.returncode < 0:
         number = -run.returncode
         name = signal.Signals(number).name if number in signal.Signals else str(number)
         if number == signal.SIGXCPU:
-            raise ExtractionFailed(_time_message(time_limit), detail)
+            raise ExtractionFailed(_time_message(time_limit, run.ocr_pages), detail)
         near_cap = run.peak_rss_kb * 1024 >= memory_limit_mb * 1024 * 1024 // 2
         if near_cap and (number in _CRASH_SIGNALS or number == signal.SIGKILL):
             # PDFium aborts when an allocation fails under RLIMIT_AS.
@@ -723,6 +980,8 @@ def _result_from(run: _ChildRun, time_limit: float, memory_limit_mb: int) -> Ext
         page_offsets=list(reply["page_offsets"]),
         sections=list(reply["sections"]),
         extractor=reply["extractor"],
+        ocr_confidence=reply.get("ocr_confidence"),
+        ocr_layout=reply.get("ocr_layout") or {},
     )
 
 
@@ -747,6 +1006,9 @@ def probe_child(
     return _probe(bwrap, request or {}, time_limit=time_limit, memory_limit_mb=memory_limit_mb)
 
 
+_OCR_LANGUAGES = re.compile(r"[A-Za-z0-9_]+(?:\+[A-Za-z0-9_]+)*")
+
+
 def extract_text(
     content: bytes | BinaryIO,
     media_type: str,
@@ -756,6 +1018,9 @@ def extract_text(
     max_pages: int = DEFAULT_MAX_PAGES,
     max_stream_mb: int | None = None,
     sandbox: str = "auto",
+    ocr_languages: str = DEFAULT_OCR_LANGUAGES,
+    ocr_max_pages: int = DEFAULT_OCR_MAX_PAGES,
+    max_pixels: int = DEFAULT_MAX_PIXELS,
 ) -> ExtractionResult:
     """Extract the canonical text of ``content`` (of a type from :func:`detect_media_type`):
     bytes, or a binary file, which is streamed to the child and never read whole here.
@@ -769,6 +1034,12 @@ def extract_text(
     :class:`NoExtractableText` when the file holds no text and :class:`ExtractionFailed` when
     it cannot be read, is refused, runs past a limit or crashes the extractor;
     :class:`SandboxUnavailable` when the sandbox is required and cannot run.
+
+    Images, and PDFs without any text of at most ``ocr_max_pages`` pages, are read by OCR in
+    ``ocr_languages`` (Tesseract's codes joined with "+"; those installed are used): each page
+    brings ``time_limit`` more seconds to the wall-clock limit, and may take that long at
+    most. An image of more than ``max_pixels`` pixels is refused, as a PDF page is rendered
+    with no more.
     """
     if media_type not in MEDIA_TYPES:
         raise ValueError(f"media_type must be one of {MEDIA_TYPES}, not {media_type!r}")
@@ -776,9 +1047,26 @@ def extract_text(
         raise ValueError("time_limit and memory_limit_mb must be positive")
     if max_pages <= 0 or (max_stream_mb is not None and max_stream_mb <= 0):
         raise ValueError("max_pages and max_stream_mb must be positive")
+    if ocr_max_pages <= 0 or max_pixels <= 0:
+        raise ValueError("ocr_max_pages and max_pixels must be positive")
+    if not _OCR_LANGUAGES.fullmatch(ocr_languages):
+        raise ValueError(f"ocr_languages must be codes joined with '+', not {ocr_languages!r}")
     bwrap = _bwrap_for(sandbox)
-    args = _child_args(
-        media_type, time_limit, memory_limit_mb, max_pages, max_stream_mb, bwrap=bwrap
-    )
-    run = _run_child(args, content, time_limit, sandboxed=bool(bwrap))
+    progress = _OcrProgress(time_limit, ocr_max_pages)
+    try:
+        args = _child_args(
+            media_type,
+            time_limit,
+            memory_limit_mb,
+            max_pages,
+            max_stream_mb,
+            ocr_languages=ocr_languages,
+            ocr_max_pages=ocr_max_pages,
+            max_pixels=max_pixels,
+            progress_fd=progress.write_fd,
+            bwrap=bwrap,
+        )
+        run = _run_child(args, content, time_limit, sandboxed=bool(bwrap), progress=progress)
+    finally:
+        progress.close()
     return _result_from(run, time_limit, memory_limit_mb)

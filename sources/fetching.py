@@ -113,6 +113,12 @@ UNSAFE_NETWORKS = tuple(
 NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 
 
+def gettext_noop(message: str) -> str:
+    """``message`` as it is, marked for the catalogues (``make messages`` reads this name):
+    this module never imports Django, so the site translates it (``sources.capture``)."""
+    return message
+
+
 class FetchError(Exception):
     """A fetch that did not produce a page. ``template % params`` is the English message."""
 
@@ -176,7 +182,7 @@ def fetch(
                 redirects=redirects,
             )
         if len(redirects) >= max_redirects:
-            raise FetchError("More than %(count)d redirects.", count=max_redirects)
+            raise FetchError(gettext_noop("More than %(count)d redirects."), count=max_redirects)
         url = urljoin(target.url, location.strip())
         redirects.append(url)
 
@@ -193,28 +199,32 @@ class _Target:
 
 def _vet(url: str, *, allowed: tuple[IPNetwork, ...], resolver: Callable[..., list]) -> _Target:
     if any(ord(character) < 0x20 or ord(character) == 0x7F for character in url):
-        raise UnsafeURL("The address contains control characters.")
+        raise UnsafeURL(gettext_noop("The address contains control characters."))
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
     if scheme not in DEFAULT_PORTS:
-        raise UnsafeURL("Only http and https addresses can be fetched.")
+        raise UnsafeURL(gettext_noop("Only http and https addresses can be fetched."))
     if parts.username is not None or parts.password is not None:
-        raise UnsafeURL("Addresses with a user name or password are not fetched.")
+        raise UnsafeURL(gettext_noop("Addresses with a user name or password are not fetched."))
     if not parts.hostname:
-        raise UnsafeURL("The address has no host.")
+        raise UnsafeURL(gettext_noop("The address has no host."))
     try:
         port = parts.port or DEFAULT_PORTS[scheme]
     except ValueError:
-        raise UnsafeURL("The address has an invalid port.") from None
+        raise UnsafeURL(gettext_noop("The address has an invalid port.")) from None
     try:
         host = parts.hostname.encode("idna").decode("ascii")
     except UnicodeError:
-        raise UnsafeURL("%(host)s is not a valid host name.", host=parts.hostname) from None
+        raise UnsafeURL(
+            gettext_noop("%(host)s is not a valid host name."), host=parts.hostname
+        ) from None
     addresses = _resolve(host, port, resolver)
     all_allowed = True
     for address in addresses:
         kind = _unsafe_kind(address)
         if address in METADATA_ADDRESSES or (kind and not _in(address, allowed)):
+            # Not catalogued: sources.capture says it with the kind as a phrase of its own
+            # ("a private network address"), which a translation can agree with.
             raise UnsafeURL(
                 "%(host)s is a %(kind)s address (%(address)s): it is not fetched.",
                 host=host,
@@ -223,7 +233,9 @@ def _vet(url: str, *, allowed: tuple[IPNetwork, ...], resolver: Callable[..., li
             )
         all_allowed = all_allowed and _in(address, allowed)
     if port not in DEFAULT_PORTS.values() and not all_allowed:
-        raise UnsafeURL("Only ports 80 and 443 can be fetched, not %(port)d.", port=port)
+        raise UnsafeURL(
+            gettext_noop("Only ports 80 and 443 can be fetched, not %(port)d."), port=port
+        )
     netloc = f"[{host}]" if ":" in host else host
     if parts.port is not None:
         netloc = f"{netloc}:{port}"
@@ -247,21 +259,21 @@ def _resolve(host: str, port: int, resolver: Callable[..., list]) -> tuple[IPAdd
     try:
         answers = resolver(host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
     except (OSError, UnicodeError):
-        raise FetchError("%(host)s could not be resolved.", host=host) from None
+        raise FetchError(gettext_noop("%(host)s could not be resolved."), host=host) from None
     addresses = []
     for _family, _type, _proto, _canonname, sockaddr in answers:
         try:
             address = _unmapped(ipaddress.ip_address(sockaddr[0]))
         except ValueError:
             raise UnsafeURL(
-                "%(host)s resolves to %(address)s, which is not an IP address.",
+                gettext_noop("%(host)s resolves to %(address)s, which is not an IP address."),
                 host=host,
                 address=str(sockaddr[0]),
             ) from None
         if address not in addresses:
             addresses.append(address)
     if not addresses:
-        raise FetchError("%(host)s could not be resolved.", host=host)
+        raise FetchError(gettext_noop("%(host)s could not be resolved."), host=host)
     return tuple(addresses)
 
 
@@ -375,22 +387,29 @@ def _get(
         if expired.is_set():
             raise _timed_out(timeout)
         if length is not None and len(body) < length:
-            raise FetchError("The server closed the connection before sending the whole page.")
+            raise FetchError(
+                gettext_noop("The server closed the connection before sending the whole page.")
+            )
         return response.status, headers, bytes(body)
     except (OSError, http.client.HTTPException, ValueError) as exc:
         if isinstance(exc, FetchError):
             raise
         if expired.is_set() or isinstance(exc, TimeoutError):
             raise _timed_out(timeout) from None
-        raise FetchError("The page could not be fetched: %(error)s", error=str(exc)) from None
+        raise FetchError(
+            gettext_noop("The page could not be fetched: %(error)s"), error=str(exc)
+        ) from None
     finally:
         watchdog.cancel()
         connection.close()
 
 
 def _too_large(max_bytes: int) -> FetchTooLarge:
+    # Not catalogued: sources.capture says the limit in megabytes, as for an upload.
     return FetchTooLarge("The page is larger than %(max_bytes)d bytes.", max_bytes=max_bytes)
 
 
 def _timed_out(timeout: float) -> FetchError:
-    return FetchError("The fetch took longer than %(seconds)s seconds.", seconds=f"{timeout:g}")
+    return FetchError(
+        gettext_noop("The fetch took longer than %(seconds)s seconds."), seconds=f"{timeout:g}"
+    )

@@ -7,7 +7,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from factcheck.languages import LANGUAGE_CHOICES
-from sources.models import Source
+from sources.models import Source, SourceRole
 from sources.services import check_upload, too_large_message
 
 
@@ -65,15 +65,18 @@ class SourceForm(forms.ModelForm):
 
 class UploadForm(forms.Form):
     """
-    A document for a source: a file (PDF, HTML, text or Markdown) or pasted
-    text. Its type is decided from its bytes, never from its name.
+    A document for a source: a file (PDF, HTML, text, Markdown, Word, OpenDocument,
+    or an image to read by OCR) or pasted text. Its type is decided from its bytes,
+    never from its name.
     """
 
     file = forms.FileField(
         required=False,
         label=gettext_lazy("File"),
         help_text=gettext_lazy(
-            "PDF, HTML, plain text or Markdown. The type is read from the file itself."
+            "PDF, HTML, plain text, Markdown, Word (.docx) or OpenDocument (.odt), or a scan "
+            "or screenshot (PNG, JPEG, WebP) to read by OCR. The type is read from the file "
+            "itself."
         ),
     )
     pasted_text = forms.CharField(
@@ -131,6 +134,35 @@ class UploadForm(forms.Form):
         cleaned["content"] = content
         cleaned["filename"] = filename
         return cleaned
+
+
+class CaptureForm(forms.Form):
+    """The address of a web page to fetch now and keep as a source's next version."""
+
+    url = forms.URLField(
+        label=gettext_lazy("Web address"),
+        max_length=2000,
+        assume_scheme="https",
+        help_text=gettext_lazy(
+            "The page is fetched now and kept as it was sent, with a record of the exchange "
+            "(WARC). A web page or a PDF; its type is read from what the server sends."
+        ),
+        widget=forms.URLInput(attrs={"autocomplete": "url", "spellcheck": "false"}),
+    )
+
+
+class SourceCaptureForm(CaptureForm):
+    """A new source from a web address: the page is its first version."""
+
+    title = forms.CharField(
+        label=gettext_lazy("Title"),
+        required=False,
+        max_length=500,
+        help_text=gettext_lazy("Optional: without one, the source is named after the address."),
+    )
+    role = forms.ChoiceField(
+        label=gettext_lazy("Role"), choices=SourceRole.choices, initial=SourceRole.PRIMARY
+    )
 
 
 class QuoteFinderForm(forms.Form):

@@ -7,6 +7,7 @@ from django.db.models.functions import Coalesce
 
 from factcheck.languages import LANGUAGE_CHOICES
 from sources import anchoring
+from sources.capture import was_redirected
 from sources.diffs import version_diff, word_diff
 from sources.highlighting import cached_marked_part
 from sources.models import (
@@ -53,7 +54,8 @@ def source_reader(source, *, at=0, user=None):
     quotations, and what became of the previous version's quotations when this
     one arrived: for a changed one, its words compared (``reanchoring.diff``);
     with ``user``, the claims in their reach that relied on a changed or lost
-    one (``affected_claims``, and ``reanchoring.claims``).
+    one (``affected_claims``, and ``reanchoring.claims``); and the latest
+    version fetched from the web, if any (``latest_capture``, fetched again).
     """
     versions = list(
         SourceVersion.objects.filter(source=source)
@@ -94,6 +96,10 @@ def source_reader(source, *, at=0, user=None):
                 "quotation", "new_quotation", "confirmed_by"
             )
         )
+    for version in versions:
+        version.redirected = version.captured and was_redirected(version)
+    # Fetching again asks again for the address of the latest version fetched from the web.
+    latest_capture = next((version for version in versions if version.captured), None)
     # Where the carried-over quotations came from: the version read before this one.
     carried_from = next(
         (v for v in versions if current and v.number < current.number and v.is_ready), None
@@ -133,9 +139,26 @@ def source_reader(source, *, at=0, user=None):
         # Uploads after the current version whose text could not be read.
         "unreadable_newer": [v for v in versions if current and v.number > current.number],
         "extracting": any(not version.is_settled for version in versions),
+        "latest_capture": latest_capture,
         # The current version's language form offers these (version_language_view).
         "language_choices": LANGUAGE_CHOICES,
     }
+
+
+def captured_version(source_pk, number):
+    """
+    Version ``number`` of source ``source_pk`` (without its text, with its source) if it
+    was fetched from the web, with ``redirected`` (reached by redirects);
+    SourceVersion.DoesNotExist otherwise.
+    """
+    version = (
+        SourceVersion.objects.without_text()
+        .select_related("source")
+        .exclude(final_url="")
+        .get(source_id=source_pk, number=number)
+    )
+    version.redirected = was_redirected(version)
+    return version
 
 
 def passage_occurrences(version, passage, *, limit=50):

@@ -150,7 +150,12 @@ def check_upload(content: bytes, filename: str = "") -> str:
     try:
         return detect_media_type(content, filename)
     except UnsupportedUpload as error:
-        raise ValidationError(str(error.reason), code="unsupported") from error
+        # The sentence and its phrases ("a PNG image") are catalogued; numbers stay numbers.
+        params = {
+            name: _(value) if isinstance(value, str) else value
+            for name, value in error.params.items()
+        }
+        raise ValidationError(_(error.message) % params, code="unsupported") from error
 
 
 @transaction.atomic
@@ -310,7 +315,9 @@ def quotation_create(
 ) -> tuple[Quotation, bool]:
     """
     Quote ``version``'s text from ``start`` to ``end``. The same span again gives
-    back the existing quotation. Returns ``(quotation, created)``.
+    back the existing quotation. Returns ``(quotation, created)``. A new quotation
+    of a PDF, or of a scan read by OCR, is queued to be drawn on its page
+    (``sources.page_images``).
     """
     existing = Quotation.objects.filter(version=version, start=start, end=end).first()
     if existing:
@@ -323,6 +330,14 @@ def quotation_create(
         target=quotation,
         changes={"start": start, "end": end, "exact": quotation.exact},
     )
+    from sources.page_images import drawable
+
+    if drawable(version):
+        # Enqueued in the same transaction: with the database backend the worker
+        # cannot see the task before the quotation it names is committed.
+        from sources.tasks import draw_quotation_pages
+
+        draw_quotation_pages.enqueue(quotation.pk)
     return quotation, True
 
 

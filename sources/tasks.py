@@ -4,7 +4,8 @@ from django.conf import settings
 from django.tasks import task
 
 from sources.extraction import ExtractionFailed, NoExtractableText, extract_text
-from sources.models import ExtractionStatus, SourceVersion
+from sources.models import ExtractionStatus, Quotation, SourceVersion
+from sources.page_images import quotation_draw_pages
 from sources.services import version_extraction_finish
 
 
@@ -51,3 +52,18 @@ def extract_source_version(version_id):
     else:
         version_extraction_finish(version=version, result=result, status=ExtractionStatus.READY)
     return version.extraction_status
+
+
+@task
+def draw_quotation_pages(quotation_id):
+    """
+    Draw a quotation on the pages it stands on (``quotation_draw_pages``), in the same
+    sandbox and limits as extraction, and keep the images. Pages drawn before are left as
+    they are, so a task run twice does no harm; a quotation gone meanwhile is no error.
+    Returns the pages drawn.
+    """
+    quotation = Quotation.objects.select_related("version").filter(pk=quotation_id).first()
+    if quotation is None:
+        return []
+    images = quotation_draw_pages(quotation=quotation)
+    return [image.page for image in images if not image.error]

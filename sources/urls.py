@@ -7,13 +7,27 @@ app_name = "sources"
 urlpatterns = [
     path("", views.source_list_view, name="source_list"),
     path("new/", views.source_create_view, name="source_create"),
+    path("new/from-address/", views.source_capture_view, name="source_capture"),
     path("<id:pk>/", views.source_detail_view, name="source_detail"),
     path("<id:pk>/versions/", views.version_upload_view, name="version_upload"),
+    path("<id:pk>/versions/from-address/", views.version_capture_view, name="version_capture"),
+    path("<id:pk>/fetch-again/", views.version_fetch_again_view, name="version_fetch_again"),
     path(
         "<id:pk>/versions/<id:number>/download/",
         views.version_download_view,
         name="version_download",
     ),
+    path(
+        "<id:pk>/versions/<id:number>/archive/",
+        views.version_archive_view,
+        name="version_archive",
+    ),
+    path(
+        "<id:pk>/versions/<id:number>/archive/page/",
+        views.version_archive_raw_view,
+        name="version_archive_raw",
+    ),
+    path("<id:pk>/versions/<id:number>/warc/", views.version_warc_view, name="version_warc"),
     path(
         "<id:pk>/versions/<id:number>/quotations/",
         views.quotation_create_view,

@@ -5,19 +5,32 @@ from django.core.exceptions import ValidationError
 from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
+from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from factcheck.http import found_or_404
 from factcheck.pagination import Paginator
 from sources import anchoring
+from sources.capture import declared_charset, source_capture, source_fetch_again, version_capture
 from sources.diffs import CHANGES_PER_PAGE, word_diff
-from sources.forms import LanguageForm, QuoteFinderForm, SelectionForm, SourceForm, UploadForm
+from sources.forms import (
+    CaptureForm,
+    LanguageForm,
+    QuoteFinderForm,
+    SelectionForm,
+    SourceCaptureForm,
+    SourceForm,
+    UploadForm,
+)
 from sources.highlighting import offset_in_text
-from sources.models import AnchoringStatus, Reanchoring, Source, SourceVersion
+from sources.models import AnchoringStatus, MediaType, Reanchoring, Source, SourceVersion
 from sources.selectors import (
+    captured_version,
     claims_affected,
     earlier_version_with_same_bytes,
     passage_occurrences,
@@ -42,9 +55,27 @@ def upload_form(data=None, files=None, **kwargs):
     return UploadForm(data, files, max_bytes=settings.SOURCE_UPLOAD_MAX_BYTES, **kwargs)
 
 
+def capture_form(data=None):
+    """The form that adds a version from a web address (prefixed: it shares pages with others)."""
+    return CaptureForm(data, prefix="capture")
+
+
+def source_capture_form(data=None):
+    return SourceCaptureForm(data, prefix="capture")
+
+
 def redirect_to(request, url):
     """A redirect that htmx follows as a full page load."""
     return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+
+
+def add_refusal(form, refused, field="url"):
+    """A service's ValidationError shown on ``form``: at its own fields, else at ``field``."""
+    if hasattr(refused, "error_dict"):
+        for name, errors in refused.error_dict.items():
+            form.add_error(name if name in form.fields else None, errors)
+    else:
+        form.add_error(field, refused)
 
 
 @permission_required("sources.view_source", raise_exception=True)
@@ -70,11 +101,46 @@ def source_create_view(request):
         status = 422
     else:
         form, upload, status = SourceForm(), upload_form(require_document=False), 200
-    context = {"form": form, "upload": upload}
+    context = {"form": form, "upload": upload, "capture": source_capture_form()}
     template = (
         "sources/source_form.html#source-form" if request.htmx else "sources/source_form.html"
     )
     return render(request, template, context, status=status)
+
+
+@permission_required("sources.add_source", raise_exception=True)
+def source_capture_view(request):
+    """A new source from a web address: its first version is the page, fetched now."""
+    if request.method != "POST":
+        # A reload of the address a refused form was shown at.
+        return redirect("sources:source_create")
+    capture = source_capture_form(request.POST)
+    if capture.is_valid():
+        typed = capture.cleaned_data
+        try:
+            source = source_capture(
+                actor=request.user, url=typed["url"], title=typed["title"], role=typed["role"]
+            )
+        except ValidationError as refused:
+            add_refusal(capture, refused)
+        else:
+            said = _(
+                "Source “%(source)s” fetched from its address: the Versions table below says "
+                "when its text is ready."
+            ) % {"source": source}
+            if not typed["title"].strip():
+                said += " " + _("It was given no title, so it is named after its address.")
+            messages.success(request, said)
+            return redirect_to(request, source.get_absolute_url())
+    context = {
+        "form": SourceForm(),
+        "upload": upload_form(require_document=False),
+        "capture": capture,
+    }
+    template = (
+        "sources/source_form.html#capture-form" if request.htmx else "sources/source_form.html"
+    )
+    return render(request, template, context, status=422)
 
 
 @permission_required("sources.view_source", raise_exception=True)
@@ -93,7 +159,7 @@ def source_detail_view(request, pk):
             if current is not None and current.is_ready:
                 context |= {"finder": QuoteFinderForm(), "finder_arrives": True}
         return render(request, "sources/source_detail.html#version-panel", context)
-    context |= {"upload": upload_form(), "finder": QuoteFinderForm()}
+    context |= {"upload": upload_form(), "capture": capture_form(), "finder": QuoteFinderForm()}
     return render(request, "sources/source_detail.html", context)
 
 
@@ -133,12 +199,94 @@ def version_upload_view(request, pk):
         return redirect_to(request, source.get_absolute_url())
     context = source_reader(source, user=request.user) | {
         "upload": upload,
+        "capture": capture_form(),
         "finder": QuoteFinderForm(),
     }
     template = (
         "sources/source_detail.html#upload-form" if request.htmx else "sources/source_detail.html"
     )
     return render(request, template, context, status=422)
+
+
+def say_fetched(request, version, created):
+    """The message after a page was fetched as a version of its source, or found unchanged."""
+    if not created:
+        when = date_format(
+            timezone.localtime(version.fetched_at or version.uploaded_at), "DATETIME_FORMAT"
+        )
+        if version.captured:
+            said = _("Unchanged since version %(number)s (fetched %(date)s): no new version.")
+        else:
+            said = _(
+                "The page is the same as version %(number)s (uploaded %(date)s): no new version."
+            )
+        messages.info(request, said % {"number": version.number, "date": when})
+        return
+    if version.number == 1:
+        said = _("Version 1 fetched: the Versions table below says when its text is ready.")
+    else:
+        said = _(
+            "Version %(number)s fetched: the page changed since version %(previous)s; "
+            "its quotations are carried over once its text is read."
+        ) % {"number": version.number, "previous": version.number - 1}
+    if earlier := earlier_version_with_same_bytes(version):
+        said += " " + _(
+            "Its bytes are those of version %(number)s (same SHA-256): the page went back to them."
+        ) % {"number": earlier.number}
+    messages.success(request, said)
+
+
+def source_page_refused(request, source, *, fragment, **context):
+    """The source page (or one of its fragments, for htmx) with a refused form in it."""
+    context = (
+        source_reader(source, user=request.user)
+        | {"upload": upload_form(), "capture": capture_form(), "finder": QuoteFinderForm()}
+        | context
+    )
+    template = (
+        f"sources/source_detail.html#{fragment}" if request.htmx else "sources/source_detail.html"
+    )
+    return render(request, template, context, status=422)
+
+
+@permission_required("sources.add_sourceversion", raise_exception=True)
+def version_capture_view(request, pk):
+    """A new version of a source from a web address: the page, fetched now."""
+    source = get_object_or_404(Source, pk=pk)
+    if request.method != "POST":
+        return redirect(source.get_absolute_url())
+    capture = capture_form(request.POST)
+    if capture.is_valid():
+        try:
+            version, created = version_capture(
+                source=source, url=capture.cleaned_data["url"], actor=request.user
+            )
+        except ValidationError as refused:
+            add_refusal(capture, refused)
+        else:
+            say_fetched(request, version, created)
+            return redirect_to(request, source.get_absolute_url())
+    return source_page_refused(request, source, fragment="capture-form", capture=capture)
+
+
+@permission_required("sources.add_sourceversion", raise_exception=True)
+def version_fetch_again_view(request, pk):
+    """
+    The address of the source's latest captured version, fetched again: a new version
+    if the page changed (its quotations carried over once its text is read), else a
+    word that it did not.
+    """
+    source = get_object_or_404(Source, pk=pk)
+    if request.method != "POST":
+        return redirect(source.get_absolute_url())
+    try:
+        version, created = source_fetch_again(source=source, actor=request.user)
+    except ValidationError as refused:
+        return source_page_refused(
+            request, source, fragment="fetch-again", fetch_error=" ".join(refused.messages)
+        )
+    say_fetched(request, version, created)
+    return redirect_to(request, source.get_absolute_url())
 
 
 @require_POST
@@ -227,7 +375,10 @@ def quote_finder_view(request, pk, number):
         }
     template = "sources/source_detail.html#finder-results"
     if not request.htmx:
-        context |= source_reader(version.source, user=request.user) | {"upload": upload_form()}
+        context |= source_reader(version.source, user=request.user) | {
+            "upload": upload_form(),
+            "capture": capture_form(),
+        }
         template = "sources/source_detail.html"
     return render(request, template, context)
 
@@ -356,6 +507,84 @@ def version_download_view(request, pk, number):
         as_attachment=True,
         filename=filename,
         content_type="application/octet-stream",
+    )
+    response["Content-Security-Policy"] = "sandbox; default-src 'none'"
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+#: How an archived page is shown in its frame: the stored types a browser shows as they are.
+ARCHIVE_SHOWN_AS = {
+    MediaType.HTML: "text/html",
+    MediaType.TEXT: "text/plain",
+    MediaType.MARKDOWN: "text/plain",
+}
+
+#: The archived page runs nothing and asks the web for nothing: no script, no request (its
+#: images and style sheets elsewhere stay away, so the live site learns nothing of who
+#: reads the copy), its own origin that reaches nothing of ours; framed only by our page.
+ARCHIVE_POLICY = (
+    "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'self'"
+)
+
+
+@require_GET
+@permission_required("sources.view_sourceversion", raise_exception=True)
+def version_archive_view(request, pk, number):
+    """
+    A captured version as it was fetched: where from, when, with what status, and the
+    stored page itself in a sandboxed frame (a PDF's archived copy is its download).
+    """
+    version = found_or_404(captured_version, pk, number)
+    context = {
+        "source": version.source,
+        "version": version,
+        "framed": version.media_type in ARCHIVE_SHOWN_AS,
+    }
+    return render(request, "sources/version_archive.html", context)
+
+
+@xframe_options_sameorigin
+@require_GET
+@permission_required("sources.view_sourceversion", raise_exception=True)
+def version_archive_raw_view(request, pk, number):
+    """
+    The stored bytes of a captured page, for the frame of ``version_archive_view`` only:
+    under a policy that keeps them from running or fetching anything
+    (``ARCHIVE_POLICY``), in the charset the response declared.
+    """
+    version = found_or_404(captured_version, pk, number)
+    shown_as = ARCHIVE_SHOWN_AS.get(version.media_type)
+    if shown_as is None:
+        raise Http404(_("This version's archived copy is its file: download it."))
+    if version.media_type == MediaType.HTML:
+        charset = declared_charset(version.response_headers)
+    else:
+        charset = "utf-8"  # text is only accepted as UTF-8
+    response = FileResponse(
+        version.file.open("rb"),
+        content_type=f"{shown_as}; charset={charset}" if charset else shown_as,
+    )
+    response["Content-Security-Policy"] = ARCHIVE_POLICY
+    response["X-Content-Type-Options"] = "nosniff"
+    response["Referrer-Policy"] = "no-referrer"
+    response["Cross-Origin-Resource-Policy"] = "same-origin"
+    return response
+
+
+@require_GET
+@permission_required("sources.view_sourceversion", raise_exception=True)
+def version_warc_view(request, pk, number):
+    """A captured version's WARC record (request and response), as an attachment."""
+    version = found_or_404(captured_version, pk, number)
+    if not version.warc:
+        raise Http404
+    filename = f"{slugify(version.source.title)[:80] or 'source'}-v{version.number}.warc.gz"
+    response = FileResponse(
+        version.warc.open("rb"),
+        as_attachment=True,
+        filename=filename,
+        content_type="application/warc",
     )
     response["Content-Security-Policy"] = "sandbox; default-src 'none'"
     response["X-Content-Type-Options"] = "nosniff"

@@ -47,6 +47,7 @@ from claims.selectors import (
     quotations_for_evidence,
     reviews_for,
     sources_for_evidence,
+    with_evidence_pages,
 )
 from claims.services import (
     EDITABLE_FIELDS,
@@ -736,7 +737,7 @@ def review_view(request, assignment_pk):
         pk=assignment_pk,
         reviewer=request.user,
     )
-    claim = claim_for_page(assignment.claim.case, assignment.claim_id)
+    claim = with_evidence_pages(claim_for_page(assignment.claim.case, assignment.claim_id))
     digest = claim_digest(claim)
     form = DecisionForm(initial={"digest": digest})
     status = 200

@@ -13,11 +13,16 @@ from django.db.models import Count, Max
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils import translation
+from django.utils.cache import patch_cache_control
+from django.views.decorators.http import condition, require_safe
 
 from claims import public as public_reads
 from claims.models import Case, Claim, ClaimStatus, Correction
+from claims.selectors import published_evidence_page, with_evidence_pages
+from factcheck.http import found_or_404
 from factcheck.pagination import Paginator
 from factcheck.public_pages import public_page
+from sources.page_images import IMAGE_MAX_AGE, page_image_etag, page_image_response
 
 CORRECTIONS_PER_PAGE = 20
 
@@ -85,13 +90,18 @@ def _case_page_language(slug):
 def _claim_etag(request, slug, pk):
     claim = (
         Claim.objects.filter(pk=pk, case__slug=slug)
-        .annotate(cited_changed=Max("evidence__quotation__version__source__updated_at"))
+        .annotate(
+            cited_changed=Max("evidence__quotation__version__source__updated_at"),
+            # An evidence quotation drawn on its page after the page was stored shows then.
+            pages_drawn=Max("evidence__quotation__page_images__made_at"),
+        )
         .values(
             "updated_at",
             "status",
             "verdict_id",
             "quotation__version__source__updated_at",
             "cited_changed",
+            "pages_drawn",
         )
         .first()
     )
@@ -242,7 +252,7 @@ def public_case_export_view(request, slug):
 @in_case_language
 @public_page(etag=_claim_etag)
 def public_claim_view(request, slug, pk):
-    claim = public_reads.public_claim(slug, pk)
+    claim = with_evidence_pages(public_reads.public_claim(slug, pk))
     organisation = public_reads.organisation()
     # The page's one address, whatever query a link added (utm_source=…).
     canonical_url = request.build_absolute_uri(claim.get_public_url())
@@ -263,3 +273,32 @@ def public_claim_view(request, slug, pk):
             "json_ld": public_reads.json_ld(review),
         },
     )
+
+
+def _evidence_page(request, slug, pk, quotation_pk, page):
+    # Read once for the conditions and the answer.
+    if not hasattr(request, "_evidence_page"):
+        request._evidence_page = found_or_404(published_evidence_page, slug, pk, quotation_pk, page)
+    return request._evidence_page
+
+
+def _evidence_page_etag(request, slug, pk, quotation_pk, page):
+    return page_image_etag(_evidence_page(request, slug, pk, quotation_pk, page))
+
+
+def _evidence_page_made(request, slug, pk, quotation_pk, page):
+    return _evidence_page(request, slug, pk, quotation_pk, page).made_at
+
+
+@login_not_required
+@require_safe
+@condition(etag_func=_evidence_page_etag, last_modified_func=_evidence_page_made)
+def public_evidence_page_view(request, slug, pk, quotation_pk, page):
+    """
+    A page drawn with a quotation that a published claim relies on, as its
+    public page shows it; 404 for any other. The image never changes, so
+    browsers and shared caches may keep it a while.
+    """
+    response = page_image_response(_evidence_page(request, slug, pk, quotation_pk, page))
+    patch_cache_control(response, public=True, max_age=IMAGE_MAX_AGE)
+    return response

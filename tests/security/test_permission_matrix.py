@@ -40,8 +40,14 @@ from claims.workflow import Action, claim_digest, claim_transition
 from factcheck.exceptions import NotAllowed
 from factcheck.models import AuditEvent, Organisation, Preferences, SearchEntry
 from factcheck.roles import can_sign_off, cases_visible_to, claims_visible_to
+from sources.capture import source_capture
 from sources.models import Reanchoring, Source
-from sources.services import find_span, quotation_create, source_version_create_from_text
+from sources.services import (
+    find_span,
+    quotation_create,
+    source_version_create_from_text,
+    source_version_upload,
+)
 from tests.factories import (
     CaseFactory,
     ClaimFactory,
@@ -54,6 +60,8 @@ from tests.factories import (
     SourceVersionFactory,
     UserFactory,
 )
+from tests.loopback import LoopbackServer
+from tests.sample_files import make_text_pdf
 
 #: The six people, in the order of each row's answers.
 ROLES = ("anonymous", "nobody", "reviewer", "assigned", "editor", "superuser")
@@ -376,6 +384,57 @@ MATRIX = {
         post=POST_ONLY,
         args=lambda w: {"pk": w.reanchoring.version.source_id, "old": 1, "new": 2},
     ),
+    # Sources from a web address (issue 39): editors add them, which fetches the page now;
+    # a GET of a form's address (a reload after a refusal) goes back to the form's page.
+    "sources:source_capture": Row(
+        get=EDITORS_REDIRECT,
+        post=EDITORS_REDIRECT,
+        data=lambda w: {
+            "capture-url": w.server.url("/new-page"),
+            "capture-title": "A page",
+            "capture-role": "primary",
+        },
+    ),
+    "sources:version_capture": Row(
+        get=EDITORS_REDIRECT,
+        post=EDITORS_REDIRECT,
+        args=lambda w: {"pk": w.primary.pk},
+        data=lambda w: {"capture-url": w.server.url("/new-page")},
+    ),
+    "sources:version_fetch_again": Row(
+        get=EDITORS_REDIRECT, post=EDITORS_REDIRECT, args=lambda w: {"pk": w.captured.pk}
+    ),
+    # A captured version's archived page, the stored bytes it frames, and its WARC record:
+    # read like any version, by both roles.
+    "sources:version_archive": Row(
+        get=BOTH_ROLES, post=POST_ONLY, args=lambda w: {"pk": w.captured.pk, "number": 1}
+    ),
+    "sources:version_archive_raw": Row(
+        get=BOTH_ROLES, post=POST_ONLY, args=lambda w: {"pk": w.captured.pk, "number": 1}
+    ),
+    "sources:version_warc": Row(
+        get=BOTH_ROLES, post=POST_ONLY, args=lambda w: {"pk": w.captured.pk, "number": 1}
+    ),
+    # A quotation drawn on its page: the page that shows it, and the image itself.
+    "sources:quotation_page": Row(
+        get=BOTH_ROLES, post=POST_ONLY, args=lambda w: {"pk": w.pdf.pk, "quotation_pk": w.drawn.pk}
+    ),
+    "sources:quotation_page_image": Row(
+        get=BOTH_ROLES,
+        post=POST_ONLY,
+        args=lambda w: {"pk": w.pdf.pk, "quotation_pk": w.drawn.pk, "page": 2},
+    ),
+    # Public once the claim it is evidence of is published; GET only.
+    "claims:public_evidence_page": Row(
+        get=PUBLIC,
+        post="405 405 405 405 405 405",
+        args=lambda w: {
+            "slug": w.case.slug,
+            "pk": w.published.pk,
+            "quotation_pk": w.drawn.pk,
+            "page": 2,
+        },
+    ),
     # GET: the old and new words compared in full, with the button that confirms them.
     "sources:reanchoring_confirm": Row(
         get="L 403 200 200 200 200",
@@ -408,6 +467,7 @@ ADMIN_RIGHTS = {
     "factcheck.preferences": ("", "vacd"),
     "factcheck.searchentry": ("", "vd"),
     "sources.quotation": ("va", "va"),
+    "sources.quotationpageimage": ("v", "v"),
     "sources.reanchoring": ("", "v"),
     "sources.source": ("vac", "vacd"),
     "sources.sourceversion": ("v", "v"),
@@ -522,7 +582,9 @@ def path_for(key, kwargs):
 class World:
     """A desk with one of everything, each made through the services the app uses."""
 
-    def __init__(self):
+    def __init__(self, server):
+        #: Serves the pages the capture rows fetch (127.0.0.1, which the test settings allow).
+        self.server = server
         self.lead = EditorFactory(username="lead-editor", is_staff=True)
         self.users = {
             "anonymous": None,
@@ -539,6 +601,18 @@ class World:
         self.primary = SourceFactory()
         self.primary_version = SourceVersionFactory(source=self.primary)
         self.case = CaseFactory(source_under_check=piece, lead_editor=self.lead)
+        # A PDF whose quotation (on page 2) is drawn on its page, evidence of the published claim.
+        self.pdf = SourceFactory(title="Matrix report (PDF)")
+        self.pdf_version, _created = source_version_upload(
+            source=self.pdf,
+            content=make_text_pdf(
+                ["Matrix world, page one.", "Start-up took 467 seconds in the matrix world."]
+            ),
+            filename="matrix.pdf",
+            actor=None,
+        )
+        self.pdf_version.refresh_from_db()
+        self.drawn = self.quote(self.pdf_version, "467 seconds")
 
         # The claim under review, assigned to "assigned".
         self.claim = self.claim_in_review("1,111 tokens per second", self.users["assigned"])
@@ -548,7 +622,9 @@ class World:
         self.spare_quotation = self.quote(self.primary_version, "9.0 seconds after")
 
         # A published claim in the same case, signed off by another reviewer.
-        self.published = self.claim_in_review("Start-up took 467 seconds", signer)
+        self.published = self.claim_in_review(
+            "Start-up took 467 seconds", signer, also_quoting=self.drawn
+        )
         review_decide(
             assignment=self.published.assignments.get(),
             reviewer=signer,
@@ -586,6 +662,17 @@ class World:
         )
         self.reanchoring = Reanchoring.objects.get(
             version__source=changing.source, status="changed"
+        )
+
+        # A source captured from a web address; its page has not changed since.
+        server.page(
+            "/captured", b"<html><body><p>A page captured for the matrix.</p></body></html>"
+        )
+        server.page(
+            "/new-page", b"<html><body><p>Another page, fetched by a row.</p></body></html>"
+        )
+        self.captured = source_capture(
+            actor=self.lead, url=server.url("/captured"), title="Captured page"
         )
 
         # Rows nothing depends on, for the admin's delete pages.
@@ -630,7 +717,7 @@ class World:
         start, end = find_span(version.extracted_text, exact)
         return {"start": start, "end": end, "selected_text": exact}
 
-    def claim_in_review(self, exact, reviewer):
+    def claim_in_review(self, exact, reviewer, also_quoting=None):
         claim = ClaimFactory(
             case=self.case,
             quotation=self.quote(self.piece_version, exact),
@@ -644,6 +731,8 @@ class World:
             stance="supports",
             editor=self.lead,
         )
+        if also_quoting is not None:
+            evidence_add(claim=claim, quotation=also_quoting, stance="supports", editor=self.lead)
         reviewer_assign(claim=claim, reviewer=reviewer, editor=self.lead)
         return claim_submit_for_review(claim=claim, editor=self.lead)
 
@@ -744,8 +833,8 @@ def world(django_db_setup, django_db_blocker):
     One world for the module, built once inside a transaction that is rolled
     back at its end; every request runs in a savepoint of its own on top.
     """
-    with django_db_blocker.unblock(), transaction.atomic():
-        yield World()
+    with LoopbackServer() as server, django_db_blocker.unblock(), transaction.atomic():
+        yield World(server)
         transaction.set_rollback(True)
 
 

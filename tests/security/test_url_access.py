@@ -29,6 +29,8 @@ PUBLIC_URL_NAMES = {
     "claims:public_case_export",
     "claims:report_error",
     "claims:public_claim",
+    # A published claim's evidence drawn on its page, shown on the public claim page.
+    "claims:public_evidence_page",
     "admin:login",
     "healthz",
     "readyz",
@@ -90,6 +92,18 @@ def test_the_walk_finds_every_kind_of_view():
     assert {"claims:case_list", "claims:case_detail", "sources:source_detail"} <= names
     assert any(name.startswith("admin:") for name in names)
     assert names >= PUBLIC_URL_NAMES, "a public URL name no longer exists"
+    # Pages fetched by address and their archived copies are the desk's, never public: an
+    # archived page is a copy of someone else's page, and fetching costs the server a request.
+    captures = {
+        "sources:source_capture",
+        "sources:version_capture",
+        "sources:version_fetch_again",
+        "sources:version_archive",
+        "sources:version_archive_raw",
+        "sources:version_warc",
+    }
+    assert captures <= names
+    assert not captures & PUBLIC_URL_NAMES
 
 
 @pytest.mark.django_db

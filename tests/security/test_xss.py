@@ -14,6 +14,7 @@ the feeds' HTML content is checked the same way. A browser then loads the pages
 with and without the Content-Security-Policy and finds that nothing ran.
 """
 
+import html
 import json
 import os
 import re
@@ -47,6 +48,7 @@ from claims.templatetags.claims_extras import render_markdown
 from claims.workflow import Action, claim_digest, claim_transition
 from factcheck.models import Organisation
 from factcheck.search import Passage, replace_entries, search
+from sources.capture import version_capture
 from sources.models import Source
 from sources.services import quotation_create, source_version_create_from_text
 from tests.factories import (
@@ -56,6 +58,7 @@ from tests.factories import (
     ReviewerFactory,
     SourceFactory,
 )
+from tests.loopback import LoopbackServer
 from tests.migrated_rows import restore_data_migrations
 
 PAYLOADS = {
@@ -113,13 +116,15 @@ DANGEROUS_SCHEMES = ("javascript:", "vbscript:", "data:")
 #: The htmx attributes our templates use; any other (hx-on:*, hx-vals…) is injected.
 OUR_HTMX_ATTRIBUTES = {
     "hx-get", "hx-post", "hx-target", "hx-swap", "hx-trigger", "hx-push-url", "hx-headers",
-    "hx-encoding", "hx-include", "hx-swap-oob",
+    "hx-encoding", "hx-include", "hx-swap-oob", "hx-indicator", "hx-disabled-elt",
 }  # fmt: skip
 OUR_META_NAMES = {"viewport", "htmx-config"}
 OUR_LINK_RELS = {"stylesheet", "icon", "alternate"}
 STATIC_PREFIX = "/" + settings.STATIC_URL.strip("/") + "/"
 #: The JavaScript catalogue, our own view, in the page's language.
 CATALOGUE_PREFIX = reverse("javascript-catalog") + "?language="
+#: The one frame we write: a captured page's archived copy, from our own address.
+ARCHIVE_FRAME_SRC = re.compile(r"^/sources/\d+/versions/\d+/archive/page/$")
 LD_JSON_BLOCK = re.compile(r'<script type="application/ld\+json">(.*?)</script>', re.DOTALL)
 
 
@@ -131,6 +136,21 @@ def _as_browser_reads(url):
     """
     controls = "".join(map(chr, range(0x21)))
     return re.sub(r"[\t\n\r]", "", url.strip(controls)).lower()
+
+
+def _our_archive_frame(element):
+    """
+    The archived page's frame as we write it: sandboxed with nothing allowed (no script,
+    its own origin), showing our own address of the stored page, and nothing inline.
+    """
+    return (
+        element.tag.lower() == "iframe"
+        and element.get("sandbox") == ""
+        and bool(ARCHIVE_FRAME_SRC.match(element.get("src", "")))
+        and element.get("srcdoc") is None
+        and not len(element)
+        and not (element.text or "").strip()
+    )
 
 
 def html_problems(html, *, ld_json_blocks=0):
@@ -160,7 +180,7 @@ def html_problems(html, *, ld_json_blocks=0):
                 and not (element.text or "").strip()
             ):
                 problems.append(f"a script that is not ours: {snippet}")
-        elif tag in FORBIDDEN_TAGS:
+        elif tag in FORBIDDEN_TAGS and not _our_archive_frame(element):
             problems.append(f"a <{tag}> element: {snippet}")
         elif tag == "meta" and not (
             element.get("charset") or element.get("name") in OUR_META_NAMES
@@ -221,6 +241,8 @@ class World:
     report: object = None
     claim_span: tuple = ()
     assignments: dict = field(default_factory=dict)
+    #: A source fetched from a web address, through a redirect (with ``server`` only).
+    captured: object = None
 
     def text(self, tag):
         """What a field holding ``tag`` shows: the tag, then the payload."""
@@ -232,7 +254,8 @@ def _span(text, first, last):
     return start, text.index(last, start) + len(last)
 
 
-def build_world(payload, index=0):
+def build_world(payload, index=0, server=None):
+    """The world of ``payload``; with ``server`` (a LoopbackServer), a captured source too."""
     world = World(payload)
     text = world.text
     Organisation.objects.update_or_create(
@@ -388,7 +411,34 @@ def build_world(payload, index=0):
         case=world.case,
         claim=world.published,
     )
+    if server is not None:
+        world.captured = capture_with_payload(world, server, index)
     return world
+
+
+def capture_with_payload(world, server, index):
+    """
+    A source whose version was fetched through a redirect from an address holding the
+    payload: the address asked for is kept as typed, and shown. (The guard refuses control
+    characters in an address, so those are left out of it.)
+    """
+    payload, text = world.payload, world.text
+    source = SourceFactory(
+        title=text("Fcapturedtitle"),
+        publisher=text("Fcapturedpublisher"),
+        role=Source.Role.SECONDARY,
+    )
+    server.redirect(f"/asked-{index}", f"/captured-{index}")
+    server.page(
+        f"/captured-{index}",
+        (
+            f"<!doctype html><html><head><title>{html.escape(text('Fcapturedpage'))}</title>"
+            f"</head><body><p>{html.escape(text('Fcapturedtext'))}</p></body></html>"
+        ).encode(),
+    )
+    asked = server.url(f"/asked-{index}?q=") + re.sub(r"[\x00-\x1f\x7f]", "", payload)
+    version_capture(source=source, url=asked, actor=world.editor)
+    return source
 
 
 # --- the pages that show it ---------------------------------------------------
@@ -420,7 +470,24 @@ def pages(world):
         "Fcitedtitle", "Fcitedpublisher", "Fevidencenote", "Fevexact",
     )  # fmt: skip
     quote_finder = reverse("sources:quote_finder", args=[cited.pk, world.cited_version.number])
+    captured = []
+    if world.captured is not None:
+        captured = [
+            Page(
+                "source reader (captured source)",
+                "editor",
+                world.captured.get_absolute_url(),
+                ("Fcapturedtitle", "Fcapturedpublisher"),
+            ),
+            Page(
+                "archived page",
+                "editor",
+                reverse("sources:version_archive", args=[world.captured.pk, 1]),
+                ("Fcapturedtitle",),
+            ),
+        ]
     return [
+        *captured,
         Page(
             "case list",
             "editor",
@@ -669,7 +736,8 @@ def fresh_public_pages():
 @pytest.mark.django_db
 @pytest.mark.parametrize("payload", PAYLOADS.values(), ids=PAYLOADS.keys())
 def test_every_page_shows_the_payload_as_inert_text(payload):
-    world = build_world(payload)
+    with LoopbackServer() as server:
+        world = build_world(payload, server=server)
     by_role = clients(world)
     failures = []
     for page in pages(world):
@@ -839,6 +907,23 @@ def test_the_checker_finds_each_payload_left_unescaped(name):
     markup = UNESCAPED[name].format(PAYLOADS[name])
 
     assert html_problems(f"<!doctype html><html><body>{markup}</body></html>")
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        '<iframe src="/sources/1/versions/1/archive/page/"></iframe>',
+        '<iframe sandbox="allow-scripts" src="/sources/1/versions/1/archive/page/"></iframe>',
+        '<iframe sandbox src="https://example.org/"></iframe>',
+        '<iframe sandbox src="/sources/1/versions/1/archive/page/" srcdoc="x"></iframe>',
+    ],
+    ids=["without sandbox", "scripts allowed", "elsewhere", "with srcdoc"],
+)
+def test_the_checker_allows_only_our_sandboxed_archive_frame(frame):
+    ours = '<iframe sandbox src="/sources/1/versions/1/archive/page/"></iframe>'
+
+    assert html_problems(f"<!doctype html><html><body>{ours}</body></html>") == []
+    assert html_problems(f"<!doctype html><html><body>{frame}</body></html>")
 
 
 def test_the_checker_finds_a_markdown_script_link_left_unsanitised():

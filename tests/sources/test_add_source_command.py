@@ -1,17 +1,20 @@
-"""``manage.py add_source``: scripted ingestion of files, through the upload services."""
+"""``manage.py add_source``: scripted ingestion of files and pages, through the app's services."""
 
 import json
 from io import StringIO
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import override_settings
 
 from factcheck.models import AuditEvent
 from sources.models import ExtractionStatus, Source, SourceVersion
+from sources.services import check_upload
 from tests import sample_files
 from tests.factories import CaseFactory, EditorFactory, ReviewerFactory, SourceVersionFactory
+from tests.loopback import LoopbackServer, Reply
 
 pytestmark = pytest.mark.django_db
 
@@ -185,20 +188,138 @@ def test_as_option_records_the_user_who_added_a_version(tmp_path):
     assert event.target_id == str(first.source.versions.get(number=2).pk)
 
 
-def test_help_says_that_adding_by_url_is_not_available_yet():
+def test_help_says_that_a_page_can_be_added_by_its_address():
     from sources.management.commands.add_source import Command
 
-    usage = Command().create_parser("manage.py", "add_source").format_help()
+    usage = " ".join(Command().create_parser("manage.py", "add_source").format_help().split())
 
-    assert "Adding by URL is not available yet: download the file and pass its path." in " ".join(
-        usage.split()
+    assert "or the web page at an http(s) address fetched now" in usage
+    assert "the http(s) address of a page to fetch" in usage
+
+
+# --- by address, from a real server on 127.0.0.1 (the only address the test settings allow) ---
+
+
+@pytest.fixture
+def server():
+    with LoopbackServer() as server:
+        yield server
+
+
+def statement_page(name):
+    """An HTML page whose bytes are this test's own."""
+    return sample_files.make_html(title=f"Council statement ({name})", hostile=False)
+
+
+def test_an_address_is_fetched_as_a_new_source_and_its_text_read(server):
+    page = statement_page("new source by address")
+    server.page("/statement", page)
+
+    printed = add_source(server.url("/statement"), "--title", "Statement", "--role", "secondary")
+
+    source = Source.objects.get()
+    version = source.versions.get()
+    assert printed == f"version {version.pk} of source {source.pk} (1): ready"
+    assert (source.title, source.url, source.role) == (
+        "Statement",
+        server.url("/statement"),
+        Source.Role.SECONDARY,
     )
+    assert version.final_url == server.url("/statement")
+    assert version.http_status == 200
+    assert version.file.read() == page
+    assert version.warc.name.endswith(".warc.gz")
+    assert sample_files.HTML_PARAGRAPHS[1] in version.extracted_text
+    assert [path for path, _headers in server.seen] == ["/statement"]
+
+
+@override_settings(TASKS=QUEUED_ONLY)
+def test_an_address_without_a_title_names_the_source_after_it(server):
+    server.page("/news/statement", statement_page("no title"))
+
+    said = json.loads(add_source(server.url("/news/statement"), "--json"))
+
+    source = Source.objects.get()
+    assert source.title == "127.0.0.1/news/statement"
+    assert said == {
+        "source": source.pk,
+        "version": source.versions.get().pk,
+        "number": 1,
+        "status": "pending",
+        "created": True,
+    }
+
+
+def test_an_address_fetched_again_is_a_new_version_only_when_the_page_changed(server):
+    editor = EditorFactory(username="desk-script")
+    first = SourceVersionFactory(text="The statement as first uploaded.")
+    server.page("/statement", statement_page("fetched again"))
+
+    printed = add_source(server.url("/statement"), "--source", first.source_id, "--as", editor)
+    again = add_source(server.url("/statement"), "--source", first.source_id, "--as", editor)
+
+    second = first.source.versions.get(number=2)
+    assert printed == f"version {second.pk} of source {first.source_id} (2): ready"
+    assert again == (
+        f"version {second.pk} of source {first.source_id} (2): ready "
+        "(unchanged: these bytes are already its latest version)"
+    )
+    assert first.source.versions.count() == 2
+    assert second.uploaded_by == editor
+    assert AuditEvent.objects.filter(
+        action="sourceversion.capture_unchanged", actor=editor, target_id=str(second.pk)
+    ).exists()
+
+
+def test_a_cases_piece_gets_the_page_as_its_next_version(server):
+    case = CaseFactory(slug="council-budget")
+    SourceVersionFactory(source=case.source_under_check)
+    server.page("/article", statement_page("a case's piece"))
+
+    said = json.loads(add_source(server.url("/article"), "--case", "council-budget", "--json"))
+
+    assert (said["source"], said["number"], said["created"]) == (
+        case.source_under_check_id,
+        2,
+        True,
+    )
+
+
+@pytest.mark.parametrize(
+    ("path", "reason"),
+    [
+        (
+            "/missing",
+            "The server answered with HTTP status 404 instead of the page, so nothing was stored.",
+        ),
+        (
+            "/broken",
+            "The server answered with HTTP status 500 instead of the page, so nothing was stored.",
+        ),
+    ],
+)
+def test_a_page_answering_other_than_2xx_is_refused_and_nothing_is_stored(server, path, reason):
+    server.reply("/broken", Reply(500, b"<p>Internal error</p>"))
+
+    with pytest.raises(CommandError) as refused:
+        add_source(server.url(path), "--title", "Not there")
+
+    assert str(refused.value) == f"{server.url(path)} was not stored: {reason}"
+    assert not Source.objects.exists()
+    assert not AuditEvent.objects.exists()
 
 
 @pytest.fixture
 def existing(db):
     """A source with one version, there before every refusal, to see that nothing is added."""
     return SourceVersionFactory(source__title="Existing source").source
+
+
+def upload_refusal(content):
+    """What the upload check says of ``content``: the command says it as the form does."""
+    with pytest.raises(ValidationError) as refused:
+        check_upload(content, "file")
+    return " ".join(refused.value.messages)
 
 
 def refusal(name, make_args, sentence):
@@ -217,10 +338,33 @@ REFUSALS = [
         "{tmp} is a directory: give the path of a file.",
     ),
     refusal(
-        "url",
-        lambda tmp, source: ["https://example.org/report.pdf", "--title", "T"],
-        "'https://example.org/report.pdf' is a URL: adding a source by URL is not available yet. "
-        "Download the file and pass its path.",
+        "an address with --url",
+        lambda tmp, source: ["https://example.org/report.pdf", "--url", "https://example.org/"],
+        "--url is the address fetched: leave it out when adding a source by its address.",
+    ),
+    refusal(
+        "private address",
+        lambda tmp, source: ["http://10.0.0.1/", "--title", "T"],
+        "http://10.0.0.1/ was not stored: 10.0.0.1 is a private network address: only public "
+        "web addresses are fetched.",
+    ),
+    refusal(
+        "private address for a new version",
+        lambda tmp, source: ["http://10.0.0.1/statement", "--source", source.pk],
+        "http://10.0.0.1/statement was not stored: 10.0.0.1 is a private network address: "
+        "only public web addresses are fetched.",
+    ),
+    refusal(
+        "ftp address",
+        lambda tmp, source: ["ftp://example.org/report.txt", "--title", "T"],
+        "ftp://example.org/report.txt was not stored: Only http and https addresses can be "
+        "fetched.",
+    ),
+    refusal(
+        "reviewer fetching a page",
+        lambda tmp, source: ["http://10.0.0.1/", "--source", source.pk, "--as", "a-reviewer"],
+        "'a-reviewer' may not add sources: that takes the permission sources.add_sourceversion, "
+        "which editors have.",
     ),
     refusal(
         "unknown case",
@@ -255,16 +399,14 @@ REFUSALS = [
         "The account 'gone-editor' is deactivated: it cannot add sources.",
     ),
     refusal(
-        "png for a new source",
-        lambda tmp, source: [tmp / "photo.png", "--title", "T"],
-        "{tmp}/photo.png was not stored: This looks like a PNG image, not a PDF, HTML or text "
-        "file.",
+        "gif for a new source",
+        lambda tmp, source: [tmp / "animation.gif", "--title", "T"],
+        "{tmp}/animation.gif was not stored: {gif}",
     ),
     refusal(
-        "png for a new version",
-        lambda tmp, source: [tmp / "photo.png", "--source", source.pk],
-        "{tmp}/photo.png was not stored: This looks like a PNG image, not a PDF, HTML or text "
-        "file.",
+        "gif for a new version",
+        lambda tmp, source: [tmp / "animation.gif", "--source", source.pk],
+        "{tmp}/animation.gif was not stored: {gif}",
     ),
     refusal(
         "empty file",
@@ -318,14 +460,16 @@ def test_a_refusal_says_why_and_stores_nothing(tmp_path, existing, make_args, se
     gone.is_active = False
     gone.save()
     write(tmp_path, "ok.txt", TEXT)
-    write(tmp_path, "photo.png", sample_files.PNG_BYTES)
+    write(tmp_path, "animation.gif", sample_files.GIF_BYTES)
     write(tmp_path, "empty.txt", sample_files.EMPTY_BYTES)
     counts = Source.objects.count(), SourceVersion.objects.count(), AuditEvent.objects.count()
 
     with pytest.raises(CommandError) as refused:
         add_source(*make_args(tmp_path, existing))
 
-    assert str(refused.value) == sentence.format(tmp=tmp_path, missing=existing.pk + 1000)
+    assert str(refused.value) == sentence.format(
+        tmp=tmp_path, missing=existing.pk + 1000, gif=upload_refusal(sample_files.GIF_BYTES)
+    )
     assert (
         Source.objects.count(),
         SourceVersion.objects.count(),

@@ -1,5 +1,6 @@
 """Content-type detection and text extraction of uploads (sources.extraction): no database."""
 
+import io
 import os
 import subprocess
 import sys
@@ -7,13 +8,19 @@ import time
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from sources.extraction import (
+    DOCX,
     HTML,
+    JPEG,
     MARKDOWN,
+    ODT,
     PAGE_SEPARATOR,
     PDF,
+    PNG,
     TEXT,
+    WEBP,
     ExtractionFailed,
     NoExtractableText,
     UnsupportedUpload,
@@ -21,9 +28,14 @@ from sources.extraction import (
     detect_media_type,
     extract_text,
 )
+from tests import documents, scans
 from tests import sample_files as samples
 
 ROOT = Path(__file__).resolve().parents[2]
+ACCEPTED = (
+    "which is not accepted: upload a PDF, HTML, text or Markdown, Word (.docx), OpenDocument "
+    "(.odt), PNG, JPEG or WebP file."
+)
 
 
 def _child_pids() -> set[int]:
@@ -47,10 +59,10 @@ def test_empty_file_is_refused_as_empty():
 @pytest.mark.parametrize(
     ("content", "name", "what"),
     [
-        (samples.PNG_BYTES, "report.pdf", "a PNG image"),
-        (samples.PNG_BYTES, "notes.md", "a PNG image"),
-        (samples.JPEG_BYTES, "scan.pdf", "a JPEG image"),
         (samples.GIF_BYTES, "page.html", "a GIF image"),
+        (samples.GIF_BYTES, "notes.md", "a GIF image"),
+        (b"II*\x00" + b"\x00" * 60, "scan.pdf", "a TIFF image"),
+        (b"\x00\x00\x00\x18ftypheic" + b"\x00" * 60, "photo.png", "an image (HEIC/AVIF)"),
         (samples.ZIP_BYTES, "notes.txt", "a ZIP archive"),
         (samples.GZIP_BYTES, "report.pdf", "a gzip-compressed file"),
         (samples.ELF_BYTES, "readme.txt", "an ELF executable"),
@@ -61,19 +73,57 @@ def test_known_other_type_is_refused_whatever_its_name(content, name, what):
     with pytest.raises(UnsupportedUpload) as refused:
         detect_media_type(content, name)
     assert refused.value.reason.startswith(f"This looks like {what}")
-    assert refused.value.reason.endswith("not a PDF, HTML or text file.")
+    assert refused.value.reason.endswith(ACCEPTED)
 
 
-def test_png_named_pdf_gets_the_exact_refusal_message():
+def test_gif_named_pdf_gets_the_exact_refusal_naming_what_is_accepted():
     with pytest.raises(UnsupportedUpload) as refused:
-        detect_media_type(samples.PNG_BYTES, "report.pdf")
-    assert refused.value.reason == "This looks like a PNG image, not a PDF, HTML or text file."
+        detect_media_type(samples.GIF_BYTES, "report.pdf")
+    assert refused.value.reason == f"This looks like a GIF image, {ACCEPTED}"
+    assert refused.value.message == "This looks like %(what)s, " + ACCEPTED
+    assert refused.value.params == {"what": "a GIF image"}
 
 
 def test_svg_is_refused_as_an_svg_image_even_named_html():
     with pytest.raises(UnsupportedUpload) as refused:
         detect_media_type(samples.SVG_BYTES, "page.html")
-    assert refused.value.reason == "This looks like an SVG image, not a PDF, HTML or text file."
+    assert refused.value.reason == f"This looks like an SVG image, {ACCEPTED}"
+
+
+@pytest.mark.parametrize(
+    ("image_format", "media_type", "options"),
+    [
+        ("PNG", PNG, {}),
+        ("JPEG", JPEG, {}),
+        ("JPEG", JPEG, {"progressive": True}),
+        ("WEBP", WEBP, {}),  # lossy: a VP8 chunk
+        ("WEBP", WEBP, {"lossless": True}),  # a VP8L chunk
+        ("WEBP", WEBP, {"exif": b"Exif\x00\x00"}),  # extended: a VP8X chunk
+    ],
+    ids=["png", "jpeg", "progressive-jpeg", "webp-lossy", "webp-lossless", "webp-extended"],
+)
+def test_png_jpeg_and_webp_images_are_accepted_by_their_bytes_whatever_their_name(
+    image_format, media_type, options
+):
+    image = Image.new("RGB", (640, 360), "white")
+    out = io.BytesIO()
+    image.save(out, image_format, **options)
+
+    assert detect_media_type(out.getvalue(), "report.pdf") == media_type
+    assert detect_media_type(out.getvalue(), "notes.txt", max_pixels=640 * 360) == media_type
+    with pytest.raises(UnsupportedUpload, match=r"640 × 360 pixels, more than can be read"):
+        detect_media_type(out.getvalue(), max_pixels=640 * 360 - 1)
+
+
+def test_a_one_pixel_png_is_an_image_not_a_refusal():
+    assert detect_media_type(samples.PNG_BYTES, "report.pdf") == PNG
+
+
+def test_word_and_opendocument_files_are_told_from_other_zips():
+    assert detect_media_type(documents.make_docx("detection"), "report.zip") == DOCX
+    assert detect_media_type(documents.make_odt("detection"), "notes.txt") == ODT
+    with pytest.raises(UnsupportedUpload, match=r"^This looks like a ZIP archive"):
+        detect_media_type(samples.ZIP_BYTES, "report.docx")
 
 
 def test_pdf_is_detected_from_its_header_not_its_name():
@@ -216,13 +266,18 @@ def test_pdf_encrypted_without_a_user_password_is_extracted():
     assert result.text == "Open to all."
 
 
-def test_image_only_pdf_has_no_extractable_text():
+def test_image_only_pdf_without_letters_has_no_extractable_text_even_by_ocr():
+    scans.require_tesseract()
     with pytest.raises(NoExtractableText) as failed:
         extract_text(samples.make_image_only_pdf(), PDF)
-    assert failed.value.reason.startswith("This PDF has no extractable text (it may be scanned")
+    assert failed.value.reason == (
+        "This PDF has no extractable text: it has no text layer, and OCR found no text on its "
+        "pages either."
+    )
 
 
 def test_blank_pdf_has_no_extractable_text():
+    scans.require_tesseract()
     with pytest.raises(NoExtractableText):
         extract_text(samples.make_blank_pdf(3), PDF)
 
@@ -373,7 +428,7 @@ def test_extraction_works_when_the_caller_runs_from_another_folder(tmp_path, mon
 
 def test_unknown_media_type_is_a_programming_error():
     with pytest.raises(ValueError):
-        extract_text(b"x", "image/png")
+        extract_text(b"x", "image/gif")
 
 
 def test_extraction_code_never_imports_django():
@@ -385,6 +440,8 @@ def test_extraction_code_never_imports_django():
         "c.extract_pdf(s.make_text_pdf(['x']))\n"
         "c.extract_html(s.make_html())\n"
         "c.extract_plain(b'x')\n"
+        "from tests import documents as d\n"
+        "c.extract_docx(d.make_docx('x'))\n"
         "sys.exit(1 if any(m.split('.')[0] == 'django' for m in sys.modules) else 0)\n"
     )
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
@@ -432,6 +489,7 @@ def test_stream_output_limit_follows_the_memory_cap_or_an_explicit_value():
 
 def test_stream_that_inflates_within_the_limit_is_not_refused():
     # 8 MB of zeros is no text, but no bomb either: PDFium reads it and finds nothing.
+    scans.require_tesseract()
     with pytest.raises(NoExtractableText) as failed:
         extract_text(samples.make_inflation_bomb_pdf(8), PDF, max_stream_mb=64)
     assert "no extractable text" in failed.value.reason
@@ -520,7 +578,8 @@ def test_extraction_modules_import_no_parser_until_a_file_is_extracted():
         "import sys\n"
         "import sources.extraction\n"
         "loaded = {m.split('.')[0] for m in sys.modules}\n"
-        "sys.exit(len(loaded & {'pypdf', 'pypdfium2', 'trafilatura', 'lxml', 'django'}))\n"
+        "parsers = {'pypdf', 'pypdfium2', 'trafilatura', 'lxml', 'PIL', 'docx', 'odfdo'}\n"
+        "sys.exit(len(loaded & (parsers | {'django'})))\n"
     )
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
     env["PYTHONPATH"] = str(ROOT)

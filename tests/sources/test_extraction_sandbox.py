@@ -21,8 +21,10 @@ from django.test import override_settings
 from sources import extraction, services
 from sources.extraction import (
     CHILD_ENVIRONMENT,
+    DOCX,
     HTML,
     PDF,
+    PNG,
     TEXT,
     ExtractionFailed,
     SandboxUnavailable,
@@ -32,6 +34,7 @@ from sources.extraction import (
 )
 from sources.models import ExtractionStatus, SourceVersion
 from sources.tasks import extract_source_version
+from tests import documents, scans
 from tests import sample_files as samples
 from tests.factories import SourceFactory
 
@@ -99,12 +102,16 @@ def test_the_extraction_child_inherits_none_of_the_workers_environment(monkeypat
         (samples.make_text_pdf(["A page of PDF."]), PDF, "A page of PDF."),
         (samples.make_html(), HTML, "<"),
         ("Plain text, ça va.".encode(), TEXT, "Plain text, ça va."),
+        (scans.screenshot(["Read with the empty environment."], tag="env"), PNG, "ocr"),
     ],
-    ids=["pdf", "html", "text"],
+    ids=["pdf", "html", "text", "png"],
 )
 def test_every_kind_of_file_extracts_with_the_empty_environment_and_no_sandbox(
     content, media_type, expected
 ):
+    if expected == "ocr":
+        scans.require_tesseract("eng")
+        expected = "Read with the empty environment."
     result = extract_text(content, media_type, sandbox="none")
     if expected == "<":  # HTML: text, and no markup
         assert result.text and "<" not in result.text
@@ -238,6 +245,21 @@ def test_every_kind_of_file_extracts_inside_the_sandbox(bwrap):
     html = extract_text(samples.make_html(), HTML, sandbox="bwrap").text
     assert html and "<" not in html
     assert extract_text("ça va".encode(), TEXT, sandbox="bwrap").text == "ça va"
+    docx = extract_text(documents.make_docx("sandbox"), DOCX, sandbox="bwrap")
+    assert docx.text.startswith(documents.HEADING)
+
+
+def test_scans_and_screenshots_are_read_by_tesseract_inside_the_sandbox(bwrap):
+    # Tesseract runs as the child's own child: in its sandbox, with its limits.
+    scans.require_tesseract("eng")
+    lines = ["Read by OCR in the box.", "Nothing written, nothing sent."]
+    scan = scans.scan_pdf([lines], tag="sandboxed scan", degrees=0)
+
+    image = extract_text(scans.screenshot(lines, tag="sandboxed"), PNG, sandbox="bwrap")
+    pdf = extract_text(scan, PDF, sandbox="bwrap")
+
+    assert image.text == pdf.text == "\n".join(lines)
+    assert image.ocr_confidence > 80 and pdf.ocr_confidence > 80
 
 
 def _sandboxed_children(marker: str) -> list[int]:

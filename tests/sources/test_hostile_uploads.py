@@ -11,6 +11,7 @@ import html
 import io
 import re
 import resource
+import struct
 import time
 import uuid
 import zipfile
@@ -23,8 +24,19 @@ from django.core.management import call_command
 from django.urls import reverse
 from django_tasks_db.models import DBTaskResult
 
+from sources.extraction import (
+    DOCX,
+    JPEG,
+    ODT,
+    PNG,
+    ExtractionFailed,
+    NoExtractableText,
+    UnsupportedUpload,
+    detect_media_type,
+    extract_text,
+)
 from sources.models import ExtractionStatus, Source, SourceVersion
-from tests import sample_files
+from tests import documents, sample_files, scans
 from tests.factories import SourceFactory
 
 DATABASE_TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
@@ -49,6 +61,19 @@ HOSTILE_FILE_NAME = "../../../etc/cron.d/..\\..\\Windows\\\x1b[31mev\x00il\x07\u
 CLEANED_FILE_NAME = "[31mevilexe.txt"
 STORED_NAME = re.compile(r"media/sources/([0-9a-f]{2})/\1[0-9a-f]{62}(?:_[A-Za-z0-9]{7})?\.\w+")
 
+ACCEPTED = (
+    "which is not accepted: upload a PDF, HTML, text or Markdown, Word (.docx), OpenDocument "
+    "(.odt), PNG, JPEG or WebP file."
+)
+TOO_MANY_PIXELS = (
+    "This image is {width} × {height} pixels, more than can be read: the limit is 40000000 "
+    "pixels in all, and 20000 pixels a side. Upload a smaller image."
+)
+DAMAGED_PNG = (
+    "This looks like a PNG image, but it is damaged: its size in pixels cannot be read from its "
+    "header."
+)
+
 
 @dataclass(frozen=True)
 class Case:
@@ -62,6 +87,7 @@ class Case:
     forbidden: tuple = ()  # never in the extracted text
     media_type: str = ""
     settings: dict = field(default_factory=dict)
+    needs_tesseract: bool = False  # read by OCR
 
 
 CORPUS = [
@@ -158,7 +184,68 @@ CORPUS = [
         "svg-with-script",
         "drawing.html",
         lambda: sample_files.SVG_SCRIPT_BYTES,
-        refused="This looks like an SVG image, not a PDF, HTML or text file.",
+        refused=f"This looks like an SVG image, {ACCEPTED}",
+    ),
+    Case(
+        "png-decompression-bomb-of-30000-by-30000-pixels",
+        "screenshot.png",
+        lambda: scans.decompression_bomb_png("hostile upload"),
+        refused=TOO_MANY_PIXELS.format(width=30000, height=30000),
+    ),
+    Case(
+        "jpeg-declaring-65000-by-65000-pixels",
+        "photo.jpg",
+        lambda: scans.huge_jpeg("hostile upload"),
+        refused=TOO_MANY_PIXELS.format(width=65000, height=65000),
+    ),
+    Case(
+        "jpeg-with-a-small-frame-header-then-a-huge-one",
+        "photo.jpg",
+        lambda: scans.huge_jpeg("hostile upload", second=True),
+        refused=TOO_MANY_PIXELS.format(width=65000, height=65000),
+    ),
+    Case(
+        "png-with-a-damaged-header",
+        "screenshot.png",
+        lambda: scans.damaged_png("hostile upload"),
+        refused=DAMAGED_PNG,
+    ),
+    Case(
+        "png-whose-data-holds-far-more-rows-than-its-header-says",
+        "screenshot.png",
+        lambda: scans.lying_png("hostile upload"),
+        status=ExtractionStatus.NO_TEXT,
+        error="OCR found no text in this image.",
+        media_type="image/png",
+        needs_tesseract=True,
+    ),
+    Case(
+        "docx-zip-bomb-inflating-to-1-gb",
+        "letter.docx",
+        lambda: documents.zip_bomb_docx("hostile upload"),
+        status=ExtractionStatus.FAILED,
+        error="This Word file was refused: its member word/document.xml would expand to "
+        "1,073,741,824 bytes, more than the limit of 100 MB for one member — possibly a zip bomb.",
+        media_type=DOCX,
+    ),
+    Case(
+        "docx-with-an-external-entity",
+        "letter.docx",
+        lambda: documents.xxe_docx("hostile upload"),
+        status=ExtractionStatus.FAILED,
+        error="This Word file was refused: its XML declares entities (an external entity, "
+        "which can read files or reach the network, in word/document.xml)",
+        forbidden=("root:",),
+        media_type=DOCX,
+    ),
+    Case(
+        "odt-with-a-billion-laughs",
+        "letter.odt",
+        lambda: documents.billion_laughs_odt("hostile upload"),
+        status=ExtractionStatus.FAILED,
+        error="This OpenDocument file was refused: its XML declares entities (entities that "
+        "expand into other entities",
+        media_type=ODT,
     ),
     Case(
         "pdf-html-zip-polyglot",
@@ -273,6 +360,8 @@ def test_each_hostile_upload_is_refused_or_handled_within_the_caps_and_the_app_c
 ):
     for name, value in case.settings.items():
         setattr(settings, name, value)
+    if case.needs_tesseract:
+        scans.require_tesseract(*settings.OCR_LANGUAGES.split("+"))
     content = case.build()
     before_files = file_tree(sandbox)
     before_children = child_pids()
@@ -416,3 +505,131 @@ def test_the_corpus_files_are_what_their_names_say():
     polyglot = sample_files.make_pdf_html_zip_polyglot()
     assert polyglot.startswith(b"%PDF-") and b"<script>" in polyglot[:1024]
     assert zipfile.ZipFile(io.BytesIO(polyglot)).namelist() == ["word/document.xml"]
+
+    bomb = scans.decompression_bomb_png("corpus")
+    assert len(bomb) < 200 * 1024
+    assert struct.unpack(">II", bomb[16:24]) == (30_000, 30_000)  # IHDR: 900 million pixels
+    lying = scans.lying_png("corpus")
+    assert struct.unpack(">II", lying[16:24]) == (64, 64)
+    assert _inflated_size(_idat(lying)) == 30_000 * (1 + 30_000 // 8)  # 30000 rows of 30000
+    for jpeg in (scans.huge_jpeg("corpus"), scans.huge_jpeg("corpus", second=True)):
+        frame = jpeg.rindex(b"\xff\xc0")
+        assert struct.unpack(">HH", jpeg[frame + 5 : frame + 9]) == (65_000, 65_000)
+
+
+def _inflated_size(data: bytes) -> int:
+    inflater, size = zlib.decompressobj(), 0
+    while data:
+        size += len(inflater.decompress(data, 8 * MB))
+        data = inflater.unconsumed_tail
+    return size
+
+
+def _idat(png: bytes) -> bytes:
+    at = png.index(b"IDAT")
+    (length,) = struct.unpack(">I", png[at - 4 : at])
+    return png[at + 4 : at + 4 + length]
+
+
+# --------------------------------------------------------------------------------------------
+# Hostile images, straight to detection and to the extraction child
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("build", "refusal"),
+    [
+        (scans.decompression_bomb_png, TOO_MANY_PIXELS.format(width=30000, height=30000)),
+        (scans.huge_jpeg, TOO_MANY_PIXELS.format(width=65000, height=65000)),
+        (
+            lambda tag: scans.huge_jpeg(tag, second=True),
+            TOO_MANY_PIXELS.format(width=65000, height=65000),
+        ),
+        (
+            lambda tag: scans.huge_jpeg(tag, 20_001, 10),
+            TOO_MANY_PIXELS.format(width=20001, height=10),
+        ),
+        (scans.damaged_png, DAMAGED_PNG),
+        (lambda tag: scans.damaged_png(tag)[:20], DAMAGED_PNG),
+        (lambda tag: sample_files.JPEG_BYTES, "This looks like a JPEG image, but it is damaged"),
+        (lambda tag: b"RIFF\x10\x00\x00\x00WEBPVP8 ", "This looks like a WebP image, but it is"),
+    ],
+    ids=[
+        "png-bomb",
+        "huge-jpeg",
+        "jpeg-huge-second-frame",
+        "jpeg-too-wide",
+        "png-bad-checksum",
+        "png-cut-in-its-header",
+        "jpeg-without-frame-header",
+        "webp-cut-short",
+    ],
+)
+def test_a_hostile_image_is_refused_from_its_header_alone(build, refusal):
+    content = build("detection")
+    started = time.monotonic()
+    before = peak_memory()
+
+    with pytest.raises(UnsupportedUpload) as refused:
+        detect_media_type(content, "image.png")
+
+    assert refused.value.reason.startswith(refusal)
+    assert time.monotonic() - started < 1  # nothing was decoded...
+    assert peak_memory() - before < 20 * MB  # ...or held
+
+
+def test_the_pixel_limit_can_be_set_and_its_refusal_names_it():
+    content = scans.screenshot(["Small enough?"], tag="pixel limit")  # 1280 × 228
+
+    with pytest.raises(UnsupportedUpload) as refused:
+        detect_media_type(content, max_pixels=100_000)
+
+    assert refused.value.params == {"width": 1280, "height": 228, "limit": 100_000, "side": 20_000}
+    assert detect_media_type(content, max_pixels=1280 * 228) == PNG
+
+
+@pytest.mark.parametrize(
+    ("build", "media_type", "size"),
+    [
+        (scans.decompression_bomb_png, PNG, "900,000,000 pixels"),
+        (lambda tag: scans.decompression_bomb_png(tag, side=7_000), PNG, "49,000,000 pixels"),
+        (lambda tag: scans.huge_jpeg(tag, second=True), JPEG, "4,225,000,000 pixels"),
+    ],
+    ids=["png-bomb-twice-over-the-limit", "png-just-over-the-limit", "jpeg-huge-second-frame"],
+)
+def test_an_image_past_detection_is_still_refused_by_pillow_in_the_child(build, media_type, size):
+    # As if the header check had been passed by: Pillow, in the child, refuses it before
+    # decoding (past the limit it only warns; the child takes the warning as a refusal).
+    with pytest.raises(ExtractionFailed) as refused:
+        extract_text(build("child"), media_type, memory_limit_mb=512)
+
+    assert refused.value.reason == (
+        f"This image was refused: it is {size}, more than the limit of 40,000,000 pixels (20,000 "
+        "a side) — possibly a decompression bomb."
+    )
+
+
+def test_a_smaller_pixel_limit_reaches_the_child_too():
+    content = scans.screenshot(["Small enough?"], tag="child pixel limit")
+
+    with pytest.raises(ExtractionFailed, match=r"more than the limit of 100,000 pixels"):
+        extract_text(content, PNG, max_pixels=100_000)
+
+
+def test_a_png_whose_data_outgrows_its_header_is_read_only_as_far_as_its_header_says():
+    scans.require_tesseract()
+    started = time.monotonic()
+
+    with pytest.raises(NoExtractableText, match="OCR found no text in this image"):
+        extract_text(scans.lying_png("child"), PNG, memory_limit_mb=256)
+
+    assert time.monotonic() - started < 10
+
+
+def test_a_damaged_image_fails_in_the_child_with_a_sentence_saying_so():
+    content = scans.screenshot(["Cut short."], tag="truncated")
+
+    with pytest.raises(ExtractionFailed) as failed:
+        extract_text(content[: len(content) // 2], PNG)
+
+    assert failed.value.reason.startswith("The image could not be read: it is damaged")

@@ -88,10 +88,10 @@ def test_pasted_text_becomes_a_version_without_a_file(editor_client):
     "name, content, reason",
     [
         ("empty.pdf", sample_files.EMPTY_BYTES, "empty"),
-        ("report.pdf", sample_files.PNG_BYTES, "PNG"),
+        ("report.pdf", sample_files.GIF_BYTES, "This looks like a GIF image"),
         ("notes.txt", b"caf\xe9 au lait \xff\xfe", "not valid UTF-8"),
     ],
-    ids=["zero-bytes", "png-named-pdf", "invalid-utf8"],
+    ids=["zero-bytes", "gif-named-pdf", "invalid-utf8"],
 )
 def test_a_refused_upload_names_the_reason_keeps_the_typed_text_and_saves_nothing(
     editor_client, name, content, reason
@@ -221,13 +221,13 @@ def test_an_htmx_upload_error_returns_only_the_form(editor_client):
 
     response = editor_client.post(
         reverse("sources:version_upload", args=[source.pk]),
-        {"file": upload("x.pdf", sample_files.PNG_BYTES)},
+        {"file": upload("x.pdf", sample_files.GIF_BYTES)},
         headers={"HX-Request": "true", "HX-Target": "upload-form"},
     )
 
     assert response.status_code == 422
     assert response.text.lstrip().startswith('<form id="upload-form"')
-    assert "PNG" in response.text
+    assert "This looks like a GIF image" in response.text
 
 
 def test_an_htmx_upload_success_redirects_the_whole_page(editor_client):

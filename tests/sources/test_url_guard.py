@@ -11,12 +11,12 @@ import subprocess
 import threading
 import time
 from datetime import UTC
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from sources.fetching import USER_AGENT, FetchError, FetchTooLarge, UnsafeURL, fetch
+from tests.loopback import LoopbackServer, Reply
 
 LOCAL = frozenset({ipaddress.ip_network("127.0.0.1/32")})
 PAGE = b"<html><head><title>Budget</title></head><body>The figure is 4.2%.</body></html>"
@@ -43,69 +43,58 @@ UNSAFE_URLS = [
 ]
 
 
-class Handler(BaseHTTPRequestHandler):
-    def log_message(self, format, *args):
-        pass
+def redirect_to_query_url(request):
+    location = parse_qs(urlsplit(request.path).query)["url"][0]
+    request.send(Reply(302, b"", [("Location", location)]))
 
-    def do_GET(self):
-        self.server.seen.append((self.path, dict(self.headers)))
-        path, _, query = self.path.partition("?")
-        try:
-            if path == "/page":
-                self.reply(200, PAGE, {"Content-Type": "text/html", "X-Test": "yes"})
-            elif path.startswith("/chain/"):
-                left = int(path.rsplit("/", 1)[1])
-                location = f"/chain/{left - 1}" if left > 1 else "/page"
-                self.reply(302, b"", {"Location": location})
-            elif path == "/to":
-                self.reply(302, b"", {"Location": parse_qs(query)["url"][0]})
-            elif path == "/huge":
-                self.reply(200, b"x" * 10_000, {})
-            elif path == "/unannounced":
-                self.send_response(200)
-                self.end_headers()
-                self.wfile.write(b"x" * 10_000)
-            elif path == "/short":
-                self.send_response(200)
-                self.send_header("Content-Length", "100")
-                self.end_headers()
-                self.wfile.write(b"x" * 10)
-            elif path == "/slow":
-                time.sleep(10)
-                self.reply(200, b"late", {})
-            elif path == "/drip":
-                self.send_response(200)
-                self.send_header("Content-Length", "100")
-                self.end_headers()
-                for _ in range(100):
-                    self.wfile.write(b"x")
-                    self.wfile.flush()
-                    time.sleep(0.1)
-        except (BrokenPipeError, ConnectionResetError):
-            pass
 
-    def reply(self, status, body, headers):
-        self.send_response(status)
-        for name, value in {"Content-Length": str(len(body)), **headers}.items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(body)
+def unannounced(request):
+    request.send_response(200)
+    request.send_header("Connection", "close")
+    request.end_headers()
+    request.wfile.write(b"x" * 10_000)
+
+
+def short(request):
+    request.send_response(200)
+    request.send_header("Content-Length", "100")
+    request.end_headers()
+    request.wfile.write(b"x" * 10)
+
+
+def drip(request):
+    request.send_response(200)
+    request.send_header("Content-Length", "100")
+    request.end_headers()
+    for _ in range(100):
+        request.wfile.write(b"x")
+        request.wfile.flush()
+        time.sleep(0.1)
 
 
 @pytest.fixture
 def server():
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.seen = []
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    yield httpd
-    httpd.shutdown()
-    httpd.server_close()
+    with LoopbackServer() as server:
+        server.page("/page", PAGE, content_type="text/html", headers=[("X-Test", "yes")])
+        for left in (1, 2, 3):
+            server.redirect(f"/chain/{left}", f"/chain/{left - 1}" if left > 1 else "/page")
+        server.handle("/to", redirect_to_query_url)
+        server.reply("/huge", Reply(200, b"x" * 10_000))
+        server.handle("/unannounced", unannounced)
+        server.handle("/short", short)
+
+        def slow(request):
+            server.stopping.wait(timeout=10)
+            request.send(Reply(200, b"late"))
+
+        server.handle("/slow", slow)
+        server.handle("/drip", drip)
+        yield server
 
 
 @pytest.fixture
 def base(server):
-    return f"http://127.0.0.1:{server.server_address[1]}"
+    return server.url("")
 
 
 @pytest.fixture
@@ -151,7 +140,7 @@ def test_fetches_a_page_from_an_allowed_address(server, base):
     assert path == "/page"
     assert headers["User-Agent"] == USER_AGENT
     assert headers["Accept-Encoding"] == "identity"
-    assert headers["Host"] == f"127.0.0.1:{server.server_address[1]}"
+    assert headers["Host"] == f"127.0.0.1:{server.port}"
 
 
 def test_follows_a_chain_of_redirects_and_lists_them(server, base):
@@ -224,7 +213,7 @@ def test_connects_to_the_vetted_address_not_to_a_second_resolution(server, monke
         return real_getaddrinfo(host, port, *args, **kwargs)
 
     monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
-    port = server.server_address[1]
+    port = server.port
     result = fetch(
         f"http://rebind.example:{port}/page",
         max_bytes=1000,
@@ -241,7 +230,7 @@ def test_connects_to_the_vetted_address_not_to_a_second_resolution(server, monke
 def test_resolves_the_name_again_at_every_redirect(server):
     calls = []
     resolver = resolving({"site.example": ["127.0.0.1"]}, calls)
-    port = server.server_address[1]
+    port = server.port
     result = fetch(
         f"http://site.example:{port}/chain/2",
         max_bytes=1000,

@@ -1,19 +1,19 @@
 """
-``manage.py add_source PATH``: store a file as a new source, or as the next
-version of one, for a newsroom's scripts and for bulk loading.
+``manage.py add_source PATH_OR_URL``: store a file, or a web page fetched now, as a
+new source or as the next version of one, for a newsroom's scripts and for bulk
+loading.
 
-The file goes through the services the upload form uses (``source_create`` and
+A file goes through the services the upload form uses (``source_create`` and
 ``source_version_upload``), so the same checks apply: the type read from the
 bytes, the size limit, the refusal of hostile files; and its text is extracted
-by the task worker, as for an upload.
+by the task worker, as for an upload. An http(s) address goes through the
+services the "from a web address" forms use (``sources.capture``): the forgery
+guard, the same checks on what comes back, the fetch record and its WARC.
 
 ``--case SLUG``: a case is linked to one source only, its piece under check
 (other sources reach a case only through the quotations of its claims' evidence),
 so the file is stored as the next version of that piece, as ``--source`` with
 the piece's id would. A case does not gather sources of its own to add one to.
-
-Files only: capture by URL is not built yet, so an argument that looks like a
-URL is refused, with a word on what to do instead.
 """
 
 import json
@@ -26,10 +26,12 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from claims.models import Case
+from sources.capture import source_capture, version_capture
 from sources.models import Source, SourceRole, SourceVersion
 from sources.services import source_create, source_version_upload, too_large_message
 
 #: A scheme and "://": what a URL starts with, and a path given on a command line does not.
+#: Any scheme is taken as an address, so that ftp:// is refused for its scheme, not as a path.
 URL_START = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
 #: The options that describe a new source; an existing one keeps its own.
@@ -38,16 +40,25 @@ METADATA = ("title", "publisher", "authors", "url", "role")
 
 class Command(BaseCommand):
     help = (
-        "Store a file (PDF, HTML, plain text or Markdown) as a new source with --title, or as the "
-        "next version of an existing source with --source ID or of a case's piece under check with "
-        "--case SLUG (a case has no other sources of its own). The same checks as the upload form "
-        "apply; the text is extracted by the task worker. Prints one line, 'version <id> of "
-        "source <id> (<number>): <extraction status>', or a JSON object with --json. Adding by "
-        "URL is not available yet: download the file and pass its path."
+        "Store a file (PDF, HTML, text, Markdown, Word, OpenDocument or an image to read by "
+        "OCR), or the web page at an http(s) address "
+        "fetched now, as a new source with --title, or as the next version of an existing source "
+        "with --source ID or of a case's piece under check with --case SLUG (a case has no other "
+        "sources of its own). The same checks as the upload and fetch forms apply; the text is "
+        "extracted by the task worker. Prints one line, 'version <id> of source <id> (<number>): "
+        "<extraction status>', or a JSON object with --json. A page fetched again whose bytes "
+        "are those of the source's latest version makes no new version: the line says "
+        "'unchanged'."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("path", help="the file to store (a path; a URL is refused)")
+        parser.add_argument(
+            "path",
+            help=(
+                "the file to store, or the http(s) address of a page to fetch (a new source "
+                "fetched by address may go without --title: it is named after the address)"
+            ),
+        )
         target = parser.add_mutually_exclusive_group()
         target.add_argument(
             "--source",
@@ -88,11 +99,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *, path, source_id, case_slug, username, as_json, **options):
-        if URL_START.match(path):
-            raise CommandError(
-                f"{path!r} is a URL: adding a source by URL is not available yet. Download the "
-                "file and pass its path."
-            )
+        by_address = bool(URL_START.match(path))
         metadata = {name: options[name] for name in METADATA if options[name] is not None}
         adding_version = source_id is not None or case_slug is not None
         if adding_version and metadata:
@@ -103,23 +110,20 @@ class Command(BaseCommand):
                 f"{'it' if len(given) == 1 else 'them'} out when adding a version to an existing "
                 "one (its details are changed on its page)."
             )
-        if not adding_version and not metadata.get("title", "").strip():
+        if by_address and "url" in metadata:
+            raise CommandError(
+                "--url is the address fetched: leave it out when adding a source by its address."
+            )
+        if not adding_version and not by_address and not metadata.get("title", "").strip():
             raise CommandError("A new source needs a title: give --title.")
         source = self.existing_source(source_id, case_slug) if adding_version else None
         permission = "sources.add_sourceversion" if adding_version else "sources.add_source"
         actor = self.actor(username, permission)
-        content = self.read(Path(path))
         try:
-            if source is None:
-                title = metadata.pop("title").strip()
-                source = source_create(
-                    actor=actor, title=title, content=content, filename=Path(path).name, **metadata
-                )
-                version, created = source.versions.get(), True
+            if by_address:
+                source, version, created = self.capture(path, source, metadata, actor)
             else:
-                version, created = source_version_upload(
-                    source=source, content=content, filename=Path(path).name, actor=actor
-                )
+                source, version, created = self.upload(Path(path), source, metadata, actor)
         except ValidationError as error:
             raise CommandError(f"{path} was not stored: {sentences(error)}") from None
         # The worker may have moved on since the upload (at once, with the immediate backend).
@@ -140,6 +144,29 @@ class Command(BaseCommand):
             if not created:
                 line += " (unchanged: these bytes are already its latest version)"
             self.stdout.write(line)
+
+    def upload(self, path, source, metadata, actor):
+        """Store the file at ``path``: ``(source, version, created)``."""
+        content = self.read(path)
+        if source is None:
+            title = metadata.pop("title").strip()
+            source = source_create(
+                actor=actor, title=title, content=content, filename=path.name, **metadata
+            )
+            return source, source.versions.get(), True
+        version, created = source_version_upload(
+            source=source, content=content, filename=path.name, actor=actor
+        )
+        return source, version, created
+
+    def capture(self, url, source, metadata, actor):
+        """Fetch the page at ``url`` and store it: ``(source, version, created)``."""
+        if source is None:
+            title = (metadata.pop("title", None) or "").strip()
+            source = source_capture(actor=actor, url=url, title=title, **metadata)
+            return source, source.versions.get(), True
+        version, created = version_capture(source=source, url=url, actor=actor)
+        return source, version, created
 
     def existing_source(self, source_id, case_slug):
         if case_slug is not None:
