@@ -16,7 +16,7 @@ from claims.models import (
     ReviewAssignment,
 )
 from factcheck.models import AuditEvent, Organisation, Preferences, SearchEntry
-from sources.models import Quotation, Reanchoring, Source, SourceVersion
+from sources.models import Quotation, QuotationPageImage, Reanchoring, Source, SourceVersion
 from sources.services import source_version_create_from_text
 from tests.factories import (
     ClaimFlagFactory,
@@ -43,6 +43,7 @@ ADD_DISABLED = {
     DBTaskResult,
     SearchEntry,
     Reanchoring,
+    QuotationPageImage,
     Organisation,
     Claim,
     ClaimFlag,
@@ -71,6 +72,8 @@ def admin_client(client, db, first_case):
     source_version_create_from_text(
         source=carried.version.source, text="It reached 1,111 tokens per second.", actor=None
     )
+    # A drawing that failed: no file to make, and the admin shows its reason.
+    QuotationPageImage.objects.create(quotation=carried, page=1, error="Not drawn: a test row.")
     client.force_login(UserFactory(username="root", is_staff=True, is_superuser=True))
     return client
 

@@ -467,7 +467,7 @@ ADMIN_RIGHTS = {
     "factcheck.preferences": ("", "vacd"),
     "factcheck.searchentry": ("", "vd"),
     "sources.quotation": ("va", "va"),
-    "sources.quotationpageimage": ("v", "v"),
+    "sources.quotationpageimage": ("", "v"),
     "sources.reanchoring": ("", "v"),
     "sources.source": ("vac", "vacd"),
     "sources.sourceversion": ("v", "v"),
@@ -706,6 +706,7 @@ class World:
             "claims.reviewassignment": self.assignment,
             "sources.quotation": self.evidence.quotation,
             "sources.reanchoring": self.reanchoring,
+            "sources.quotationpageimage": self.drawn.page_images.get(),
             "sources.sourceversion": self.primary_version,
         }
 
