@@ -152,7 +152,7 @@ def check_upload(content: bytes, filename: str = "") -> str:
     except UnsupportedUpload as error:
         # The sentence and its phrases ("a PNG image") are catalogued; numbers stay numbers.
         params = {
-            name: _(value) if isinstance(value, str) else value
+            name: _(value) if isinstance(value, str) else number_format(value, force_grouping=True)
             for name, value in error.params.items()
         }
         raise ValidationError(_(error.message) % params, code="unsupported") from error
