@@ -27,12 +27,12 @@ def published_claims():
         Claim.objects.filter(status=ClaimStatus.PUBLISHED)
         .select_related("case", "quotation__version__source", "verdict")
         # The versions' texts (up to megabytes each) are not shown: never fetch them.
-        .defer("quotation__version__extracted_text")
+        .defer("quotation__version__extracted_text", "quotation__version__ocr_layout")
         .prefetch_related(
             Prefetch(
                 "evidence",
                 queryset=Evidence.objects.select_related("quotation__version__source")
-                .defer("quotation__version__extracted_text")
+                .defer("quotation__version__extracted_text", "quotation__version__ocr_layout")
                 .order_by("id"),
             ),
             Prefetch(

@@ -21,6 +21,7 @@ import codecs
 import io
 import posixpath
 import re
+import unicodedata
 from datetime import UTC
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
@@ -78,6 +79,9 @@ ADDRESS_KINDS = {
     "cloud metadata": gettext_lazy("a cloud metadata address"),
 }
 
+#: Unicode categories kept out of a title made from an address: control, format, surrogate.
+_INVISIBLE = frozenset({"Cc", "Cf", "Cs"})
+
 #: A charset name as a Content-Type header may carry it, before Python is asked if it knows it.
 _CHARSET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:+-]{0,39}")
 
@@ -123,6 +127,9 @@ def title_from_url(url: str) -> str:
     """A title for a page nobody named: its host and path, as a reader would say them."""
     parts = urlsplit(url)
     title = f"{parts.hostname or ''}{unquote(parts.path).rstrip('/')}" or url
+    # A decoded path may hold NUL, bidi overrides and other invisible characters: a title
+    # shows none of them (nor could PostgreSQL store a NUL).
+    title = "".join(char for char in title if unicodedata.category(char) not in _INVISIBLE)
     if len(title) > URL_TITLE_MAX_LENGTH:
         title = title[: URL_TITLE_MAX_LENGTH - 1] + "…"
     return title

@@ -1052,7 +1052,10 @@ def extract_text(
     if not _OCR_LANGUAGES.fullmatch(ocr_languages):
         raise ValueError(f"ocr_languages must be codes joined with '+', not {ocr_languages!r}")
     bwrap = _bwrap_for(sandbox)
-    progress = _OcrProgress(time_limit, ocr_max_pages)
+    # Only what may need OCR may ask for more time: a parser of any other kind that a
+    # hostile file took over must not stretch its own limits by announcing pages.
+    reads_by_ocr = media_type == PDF or media_type in IMAGES
+    progress = _OcrProgress(time_limit, ocr_max_pages) if reads_by_ocr else None
     try:
         args = _child_args(
             media_type,
@@ -1061,12 +1064,13 @@ def extract_text(
             max_pages,
             max_stream_mb,
             ocr_languages=ocr_languages,
-            ocr_max_pages=ocr_max_pages,
+            ocr_max_pages=ocr_max_pages if reads_by_ocr else 0,
             max_pixels=max_pixels,
-            progress_fd=progress.write_fd,
+            progress_fd=progress.write_fd if progress else None,
             bwrap=bwrap,
         )
         run = _run_child(args, content, time_limit, sandboxed=bool(bwrap), progress=progress)
     finally:
-        progress.close()
+        if progress:
+            progress.close()
     return _result_from(run, time_limit, memory_limit_mb)

@@ -98,6 +98,10 @@ UNSAFE_NETWORKS = tuple(
         ("240.0.0.0/4", "reserved"),
         ("::/128", "unspecified"),
         ("::1/128", "loopback"),
+        # IPv4-compatible (deprecated) and SIIT-translated addresses: a tunnel or translator
+        # may carry them to the IPv4 address inside, which could be any.
+        ("::/96", "reserved"),
+        ("::ffff:0:0:0/96", "reserved"),
         ("64:ff9b:1::/48", "private"),
         ("100::/64", "reserved"),
         ("2001::/32", "Teredo"),

@@ -149,11 +149,12 @@ UNREADABLE = (ExtractionStatus.FAILED, ExtractionStatus.NO_TEXT)
 class SourceVersionQuerySet(models.QuerySet):
     def without_text(self):
         """
-        Versions with their extracted text left in the database: it can run
-        to megabytes, and a cached rendering usually stands in for it. Its
+        Versions with their extracted text (and a scan's word boxes) left in
+        the database: they can run to megabytes, and a cached rendering usually
+        stands in for them. Its
         length is ``text_length``; reading ``extracted_text`` loads it.
         """
-        return self.defer("extracted_text")
+        return self.defer("extracted_text", "ocr_layout")
 
     def current_first(self):
         """
@@ -658,8 +659,9 @@ class QuotationPageImage(models.Model):
     """
     A page of a PDF (or a scan read by OCR) drawn with one quotation's characters
     highlighted by their own boxes: the quotation shown where it stands. Made once,
-    by the task worker, when the quotation is made, and kept; like the quotation, it
-    never changes. A page that could not be drawn keeps the reason instead.
+    by the task worker, when the quotation is made, and kept; like the quotation, a drawn
+    page never changes. A page that could not be drawn keeps the reason instead, until a
+    later run (``manage.py draw_quotation_pages``) draws it.
     """
 
     quotation = models.ForeignKey(Quotation, on_delete=models.PROTECT, related_name="page_images")

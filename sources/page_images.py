@@ -18,15 +18,17 @@ import io
 import json
 import sys
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import TYPE_CHECKING, BinaryIO
 
 from django.conf import settings
 from django.contrib.auth.decorators import permission_required
 from django.core.files.base import ContentFile
 from django.db import transaction
-from django.db.models import Prefetch
+from django.db.models import Exists, OuterRef, Prefetch, Q
 from django.http import FileResponse
 from django.shortcuts import render
+from django.utils import timezone
 from django.utils.cache import patch_cache_control
 from django.views.decorators.http import condition, require_GET, require_safe
 
@@ -232,7 +234,8 @@ def quotation_draw_pages(*, quotation: Quotation) -> list[QuotationPageImage]:
     Draw ``quotation`` on the pages it stands on (``pages_to_draw``) and keep the images:
     every page it stands on, drawn or not, in page order. Pages drawn before are kept as
     they are, and not drawn again. A page that cannot be drawn (a damaged or changed file,
-    a limit reached) keeps the reason as its ``error``: a bad file never raises here. A
+    a limit reached) keeps the reason as its ``error``: a bad file never raises here; a
+    later run tries that page again, since a limit may have been reached under load. A
     sandbox that is required and cannot run raises ``SandboxUnavailable`` and stores
     nothing, for the task to run again once it is fixed: the file is not at fault.
 
@@ -240,7 +243,7 @@ def quotation_draw_pages(*, quotation: Quotation) -> list[QuotationPageImage]:
     that no write lock is held while it runs.
     """
     wanted = pages_to_draw(quotation)
-    made = set(quotation.page_images.values_list("page", flat=True))
+    made = set(quotation.page_images.filter(error="").values_list("page", flat=True))
     missing = [page for page in wanted if page not in made]
     drawn = _draw(quotation, missing) if missing else []
     return _keep_drawn(quotation=quotation, drawn=drawn)
@@ -277,12 +280,17 @@ def _draw(quotation: Quotation, pages: list[int]) -> list[DrawnPage]:
 def _keep_drawn(*, quotation: Quotation, drawn: list[DrawnPage]) -> list[QuotationPageImage]:
     # Locked, then read again: two workers drawing the same quotation store it once.
     Quotation.objects.select_for_update().filter(pk=quotation.pk).first()
-    made = set(quotation.page_images.values_list("page", flat=True))
+    stored = {image.page: image for image in quotation.page_images.all()}
     kept, failed = [], {}
     for page in drawn:
-        if page.page in made:
+        image = stored.get(page.page)
+        if image is not None and not image.error:
             continue
-        image = QuotationPageImage(quotation=quotation, page=page.page, error=page.error)
+        if image is None:
+            image = QuotationPageImage(quotation=quotation, page=page.page)
+        elif page.error == image.error:
+            continue  # failed again, for the same reason: nothing new to record
+        image.error = page.error
         if not page.error:
             image.width, image.height = page.width, page.height
             image.image.save("page.png", ContentFile(page.png), save=False)
@@ -338,8 +346,31 @@ def quotation_on_its_pages(source_pk: int, quotation_pk: int) -> dict:
         "images": images,
         "failures": [row for row in rows if row.error],
         "drawable": bool(wanted),
-        "drawing": bool(wanted) and not rows,
+        # A quotation's pages come within moments of it; one older than that without them
+        # was made before pages were drawn, or while the worker was down, and is said so
+        # rather than waited for forever.
+        "drawing": bool(wanted) and not rows and quotation.created_at > drawing_deadline(),
+        "not_drawn": bool(wanted) and not rows and quotation.created_at <= drawing_deadline(),
     }
+
+
+#: How long a quotation's page is waited for before the page says it was not drawn.
+DRAWING_WAIT = timedelta(minutes=10)
+
+
+def drawing_deadline():
+    return timezone.now() - DRAWING_WAIT
+
+
+def quotations_not_drawn():
+    """The quotations of versions with pages that have no drawn page at all, oldest first."""
+    return (
+        Quotation.objects.filter(
+            Q(version__media_type=MediaType.PDF) | Q(version__ocr_confidence__isnull=False)
+        )
+        .exclude(Exists(QuotationPageImage.objects.filter(quotation=OuterRef("pk"), error="")))
+        .order_by("pk")
+    )
 
 
 def page_image(source_pk: int, quotation_pk: int, page: int) -> QuotationPageImage:

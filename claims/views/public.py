@@ -22,7 +22,7 @@ from claims.selectors import published_evidence_page, with_evidence_pages
 from factcheck.http import found_or_404
 from factcheck.pagination import Paginator
 from factcheck.public_pages import public_page
-from sources.page_images import IMAGE_MAX_AGE, page_image_etag, page_image_response
+from sources.page_images import page_image_etag, page_image_response
 
 CORRECTIONS_PER_PAGE = 20
 
@@ -296,9 +296,10 @@ def _evidence_page_made(request, slug, pk, quotation_pk, page):
 def public_evidence_page_view(request, slug, pk, quotation_pk, page):
     """
     A page drawn with a quotation that a published claim relies on, as its
-    public page shows it; 404 for any other. The image never changes, so
-    browsers and shared caches may keep it a while.
+    public page shows it; 404 for any other. The image never changes, but the
+    claim may be withdrawn: caches keep it and ask again each time, which the
+    ETag makes a 304 while it is still public.
     """
     response = page_image_response(_evidence_page(request, slug, pk, quotation_pk, page))
-    patch_cache_control(response, public=True, max_age=IMAGE_MAX_AGE)
+    patch_cache_control(response, public=True, no_cache=True)
     return response

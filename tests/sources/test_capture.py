@@ -357,6 +357,14 @@ def test_a_source_captured_without_a_title_is_named_after_its_address(editor, se
     ]
 
 
+def test_a_title_made_from_an_address_keeps_no_invisible_character():
+    from sources.capture import title_from_url
+
+    title = title_from_url("https://example.com/a%00b%E2%80%AEtxt.exe%0A")
+
+    assert title == "example.com/abtxt.exe"
+
+
 def test_the_new_source_form_says_a_source_without_a_title_is_named_after_its_address(
     editor_client, server
 ):

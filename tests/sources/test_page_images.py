@@ -648,3 +648,57 @@ def test_the_drawing_child_imports_nothing_of_django():
         lines = child.read().splitlines()
     assert not [line for line in lines if line.startswith(("import django", "from django"))]
     assert not [line for line in lines if "import" in line and "factcheck" in line]
+
+
+# Pages never drawn, or drawn in vain
+
+
+def test_a_page_that_failed_is_drawn_by_a_later_run_once_the_file_reads(report):
+    content = stored_content(report)
+    with open(report.file.path, "wb") as stored:
+        stored.write(content[:200])
+    quotation, _created = quote(report, QUOTED)
+    assert quotation.page_images.get().error
+
+    with open(report.file.path, "wb") as stored:
+        stored.write(content)
+    [image] = quotation_draw_pages(quotation=quotation)
+
+    assert image.page == 2
+    assert image.error == ""
+    assert image.image
+    assert QuotationPageImage.objects.filter(quotation=quotation).count() == 1
+
+
+def test_a_quotation_long_without_its_page_says_it_was_not_drawn(editor_client, drawn_quotation):
+    QuotationPageImage.objects.filter(quotation=drawn_quotation).delete()
+    Quotation.objects.filter(pk=drawn_quotation.pk).update(
+        created_at=timezone.now() - timezone.timedelta(hours=1)
+    )
+
+    response = editor_client.get(page_url(drawn_quotation))
+
+    assert "hx-trigger" not in response.text
+    assert "has not been drawn" in response.text
+    assert "manage.py draw_quotation_pages" in response.text
+
+
+def test_the_command_draws_the_quotations_that_have_no_page(drawn_quotation):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    QuotationPageImage.objects.filter(quotation=drawn_quotation).delete()
+    text_quotation = QuotationFactory()
+    out = StringIO()
+
+    call_command("draw_quotation_pages", "--dry-run", stdout=out)
+    assert not QuotationPageImage.objects.exists()
+    call_command("draw_quotation_pages", stdout=out)
+
+    assert out.getvalue().splitlines() == [
+        "1 quotation(s) without a drawn page would be queued.",
+        "1 quotation(s) without a drawn page queued.",
+    ]
+    assert drawn_quotation.page_images.get().image
+    assert not text_quotation.page_images.exists()

@@ -40,6 +40,8 @@ UNSAFE_URLS = [
     "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/",  # Teredo of 127.0.0.1
     "http://[ff02::1]/",
     "http://255.255.255.255/",
+    "http://[::7f00:1]/",  # IPv4-compatible 127.0.0.1 (deprecated ::/96)
+    "http://[::ffff:0:7f00:1]/",  # SIIT-translated 127.0.0.1
 ]
 
 
